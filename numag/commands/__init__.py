@@ -1,0 +1,1 @@
+"""Subcommands of the `numag` command line (see numag/cli.py)."""

@@ -1,0 +1,64 @@
+"""`numag dim`: the dimension of a neuromanifold, computed, predicted, bounded and certified."""
+from __future__ import annotations
+
+import argparse
+
+from ..dimension import METHODS, DimensionResult, dimension
+from .common import add_architecture_arguments, architecture_from, print_json, table
+
+NAME = "dim"
+HELP = "dimension of the neuromanifold of a self-attention architecture"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_architecture_arguments(p)
+    p.add_argument("--method", choices=METHODS, default=None,
+                   help="exact (rank over F_p; lightning only; default for lightning), "
+                        "mp (mpmath SVD; default for softmax) or float (float64 SVD)")
+    p.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
+    p.add_argument("--trials", type=int, default=None,
+                   help="random points (default: up to 3, stopping at the symmetry bound)")
+    p.add_argument("--inputs", type=int, default=None, metavar="N",
+                   help="number of inputs N (default: grown until the rank saturates)")
+    p.add_argument("--digits", type=int, default=30, help="mpmath digits for --method mp")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def run(args: argparse.Namespace) -> int:
+    arch = architecture_from(args)
+    method = args.method or ("mp" if arch.kind == "softmax" else "exact")
+    result = dimension(arch, method=method, seed=args.seed, trials=args.trials,
+                       n_inputs=args.inputs, dps=args.digits)
+    if args.json:
+        print_json(result.to_json())
+    else:
+        print(render(result))
+    return 0
+
+
+def render(r: DimensionResult) -> str:
+    """Readable table of a DimensionResult."""
+    trial = max(r.trials, key=lambda t: t.rank)
+    how = {"exact": f"exact rank over F_{trial.prime}", "mp": f"mpmath SVD, {r.dps} digits",
+           "float": "float64 SVD"}[r.method]
+    pred = r.predicted
+    verdict = "" if r.agrees_with_prediction is None else (
+        "  ✓ agrees" if r.agrees_with_prediction else "  ✗ DISAGREES")
+    margin = "" if trial.gap is None else f", singular-value gap {trial.gap:.3g}"
+    rows = [
+        ("architecture", str(r.architecture)),
+        ("computed dimension", f"{r.dimension}  ({how}{margin})"),
+        ("#params", r.params),
+        ("generic fiber dimension", r.fiber_dimension),
+        ("predicted", f"{pred.value}  ({pred.source}){verdict}"),
+        ("symmetry upper bound", f"{r.upper_bound}  (#params − orbit dimension "
+                                 f"{r.symmetry_orbit_dimension})"),
+        ("certified", "yes: exact lower bound = symmetry upper bound" if r.certified else "no"),
+        ("inputs N", f"{trial.n_inputs}" + (" (rank saturated)" if trial.saturated else "")),
+        ("trials", f"{len(r.trials)} (ranks {[t.rank for t in r.trials]})"),
+        ("seed", r.seed),
+        ("time", f"{r.seconds:.2f} s"),
+    ]
+    lines = [table(rows)]
+    lines += [f"  note: {n}" for n in (*pred.caveats, *r.notes)]
+    return "\n".join(lines)
