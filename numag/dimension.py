@@ -27,7 +27,7 @@ from .rank import rank_float, rank_mod_p, rank_mp
 from .symmetry import orbit_tangents
 
 METHODS = ("exact", "mp", "float")
-EXACT_ROWS_PER_INPUT = 8
+ROWS_PER_INPUT = 8
 
 
 @dataclass(frozen=True)
@@ -176,12 +176,13 @@ def _no_bar(progress: bool | None) -> bool | None:
 
 
 def _trial(arch, ops: Arithmetic, rank_fn, rng, n_inputs, upper) -> SaturatedRank:
+    # k random combinations of each input's rows carry the same information with several times
+    # fewer rows (over F_p the lower bound stays certified); see compressed_jacobian. A
+    # user-given N means "the Jacobian of N inputs": all its rows are kept then.
+    k = ROWS_PER_INPUT if n_inputs is None else None
     if isinstance(ops, MpArithmetic):
         with ops.context():
-            return saturated_rank(arch, ops, rank_fn, rng, n_inputs, cap=upper)
-    # Over F_p, k random combinations of each input's rows keep the lower bound certified and
-    # cut the rows (and the cost of the exact rank) several-fold; see compressed_jacobian.
-    k = EXACT_ROWS_PER_INPUT if ops.exact else None
+            return saturated_rank(arch, ops, rank_fn, rng, n_inputs, cap=upper, rows_per_input=k)
     return saturated_rank(arch, ops, rank_fn, rng, n_inputs, cap=upper, rows_per_input=k)
 
 
@@ -200,8 +201,9 @@ def _result(arch, method, seed, records: Sequence[TrialRecord], orbit, upper, se
     if dim > upper:
         notes.append(f"computed rank {dim} exceeds the symmetry upper bound {upper}: "
                      "a numerical rank error")
-    if not best.saturated:
-        notes.append("the rank was not shown to saturate in the number of inputs")
+    if not best.saturated and dim < upper:
+        notes.append(f"the rank was not shown to saturate in the number of inputs "
+                     f"(N = {best.n_inputs}); too few inputs under-count")
     agrees = None if pred.value is None else dim == pred.value
     if agrees is False:
         notes.append(f"DISAGREEMENT: computed {dim} vs predicted {pred.value} ({pred.source})")

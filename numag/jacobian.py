@@ -76,7 +76,7 @@ class SaturatedRank:
         n_inputs: the number N of inputs used at the end.
         history: (N, rank) pairs in the order tried.
         saturated: True when the rank stopped growing when N was doubled, or hit `cap`; False
-            when N was fixed by the caller (not checked) or max_inputs was reached.
+            when N was fixed by the caller (not checked) or max_doublings was reached.
     """
 
     rank: RankResult
@@ -88,13 +88,14 @@ class SaturatedRank:
 def saturated_rank(arch: Architecture, ops: Arithmetic, rank_fn: Callable[[np.ndarray], RankResult],
                    rng: np.random.Generator, n_inputs: int | None = None, cap: int | None = None,
                    layers: Sequence[LayerWeights] | None = None, rows_per_input: int | None = None,
-                   max_inputs: int = 100_000) -> SaturatedRank:
+                   max_doublings: int = 6) -> SaturatedRank:
     """Rank of the Jacobian at a random point (or `layers`), doubling N until the rank saturates.
 
     Args:
         rank_fn: maps a Jacobian matrix to a RankResult (float, mp or exact backend).
         n_inputs: a fixed N chosen by the user (no saturation loop).
         cap: a known upper bound on the rank (e.g. from the symmetries); reaching it stops early.
+        max_doublings: give up growing N after this many doublings (then saturated=False).
         rows_per_input: compress each input's d_l·t rows to this many random combinations
             (see compressed_jacobian); None keeps every row.
     Raises:
@@ -114,12 +115,13 @@ def saturated_rank(arch: Architecture, ops: Arithmetic, rank_fn: Callable[[np.nd
     J = rows_for(N)
     result = rank_fn(J)
     history = [(N, result.rank)]
-    saturated = n_inputs is None and result.rank >= cap
-    while n_inputs is None and not saturated and N < max_inputs:
+    # An undecided numerical rank never counts as saturated: more rows improve its conditioning.
+    saturated = n_inputs is None and result.decided and result.rank >= cap
+    while n_inputs is None and not saturated and len(history) <= max_doublings:
         J = np.concatenate([J, rows_for(N)])
         N *= 2
         new = rank_fn(J)
         history.append((N, new.rank))
-        saturated = new.rank <= result.rank or new.rank >= cap
+        saturated = new.decided and (new.rank >= cap or (result.decided and new.rank <= result.rank))
         result = new
     return SaturatedRank(result, N, tuple(history), saturated)

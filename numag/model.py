@@ -26,7 +26,8 @@ def _T(x: np.ndarray) -> np.ndarray:
 
 def attention_scores(ops: Arithmetic, kind: str, layer: LayerWeights, Y: np.ndarray):
     """Return (KY, QY, P) for inputs Y (N, d, t); P (N, t, t) is S or its column softmax."""
-    KY, QY = ops.mm(layer.K, Y), ops.mm(layer.Q, Y)
+    Q, K, _ = layer
+    KY, QY = ops.mm(K, Y), ops.mm(Q, Y)
     S = ops.mm(_T(KY), QY)
     P = ops.softmax(S, axis=-2) if kind == "softmax" else S
     return KY, QY, P
@@ -35,7 +36,7 @@ def attention_scores(ops: Arithmetic, kind: str, layer: LayerWeights, Y: np.ndar
 def layer_forward(ops: Arithmetic, kind: str, layer: LayerWeights, Y: np.ndarray) -> np.ndarray:
     """φ_W(Y) = V Y P for a batch Y (N, d, t) -> (N, d', t)."""
     _, _, P = attention_scores(ops, kind, layer, Y)
-    return ops.mm(ops.mm(layer.V, Y), P)
+    return ops.mm(ops.mm(layer[2], Y), P)
 
 
 def forward(arch: Architecture, layers: Sequence[LayerWeights], X: np.ndarray,
