@@ -10,7 +10,7 @@ $(STAMP): pyproject.toml scripts/setup-env.sh
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(VENV)/bin/numag demo
+	$(VENV)/bin/numag reproduce --quick
 
 test: $(STAMP)
 	$(PY) -m pytest -q

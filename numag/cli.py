@@ -9,7 +9,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ("dim", "demo")
+COMMANDS = ("dim", "reproduce")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -75,8 +75,8 @@ def predict(arch: Architecture) -> Prediction:
     caveats = []
     if any(a == 1 for a in r[:-1]):
         caveats.append("a non-final layer has rank 1: later layers see only symmetric "
-                       "information and the true dimension is known to fall below the formula "
-                       "[derived; paper-notes §3]")
+                       "information and the true dimension can fall below the formula "
+                       "(widths 3,3,3, ranks 1,2: 18 < 20) [derived; paper-notes §3]")
     if l == 1:
         value, source = single_layer(w[0], w[1], r[0]), "HMK single-layer theorem"
     elif len(set(w)) == 1 and len(set(r)) == 1 and r[0] <= w[0]:
