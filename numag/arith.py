@@ -200,3 +200,44 @@ def random_prime(rng: np.random.Generator, bits: int = PRIME_BITS) -> int:
         if n >= 2 ** bits:
             n = 2 ** (bits - 1) + 1
     return n
+
+
+class PolynomialArithmetic(Arithmetic):
+    """Polynomials over Q (python-flint fmpq_mpoly) in named variables: runs the model
+    symbolically, e.g. to read off the coefficients of φ_W(X) as polynomials in W (numag.encode).
+
+    Lightning only (softmax is not polynomial).
+    """
+
+    name = "Q[variables]"
+    exact = True
+
+    def __init__(self, variables: tuple[str, ...]):
+        self.ctx = flint.fmpq_mpoly_ctx.get(tuple(variables), "lex")
+        self.gens = self.ctx.gens()
+
+    def variables(self, start: int, shape: tuple[int, ...]) -> np.ndarray:
+        """Object array of the generators start, start+1, ... in the given shape."""
+        out = np.empty(int(np.prod(shape)), dtype=object)
+        for i in range(out.size):
+            out[i] = self.gens[start + i]
+        return out.reshape(shape)
+
+    def zeros(self, shape):
+        out = np.empty(shape, dtype=object)
+        out.fill(self.ctx.from_dict({}))
+        return out
+
+    def convert(self, x):
+        x = np.asarray(x, dtype=object)
+        out = np.empty(x.shape, dtype=object)
+        for idx, v in np.ndenumerate(x):
+            f = Fraction(v)
+            out[idx] = self.ctx.constant(flint.fmpq(f.numerator, f.denominator))
+        return out
+
+    def random(self, rng, shape):
+        raise ValueError("polynomial arithmetic has no random elements")
+
+    def softmax(self, S, axis=-2):
+        raise ValueError("softmax attention is not polynomial")

@@ -1,0 +1,179 @@
+"""The parametrization's fibers {W : φ_W = φ_{W0}} as exact polynomial systems in all weights.
+
+Variables: every entry of Q_i, K_i, V_i, named q{i}_{r}_{c}, k{i}_{r}_{c}, v{i}_{r}_{c} (layer i
+from 1), in Architecture.pack order. Two encodings, both exact (rational coefficients when W0 is
+rational), both cutting out exactly the fiber:
+
+* 'coefficients' (any lightning network, any t): φ_W(X) is a polynomial map in the entries of X
+  whose coefficients are polynomials in W, and two polynomial maps are equal iff all their
+  coefficients are. The model (numag.model) is run over Q[W, X] (python-flint), every coefficient
+  c_α(W) of every output entry gives the equation c_α(W) − c_α(W0) = 0, and the span of these
+  equations is reduced to a basis by an exact row reduction over Q (same zero set). Degrees are
+  at most the degree of φ in W (3 for one layer, 12 for two layers, ...).
+* 'tensor' (single layer, t ≥ 2): the d'·d·d(d+1)/2 equations 2T(W) − 2T(W0) = 0 with
+  T[r,{b,c},e] = ½(V[r,b] A[c,e] + V[r,c] A[b,e]), A = Kᵀ Q, each cubic (one entry of V, K, Q
+  per term, 2a or a terms). φ is determined by T for t ≥ 2 and conversely [derived; paper-notes
+  §1]: the coefficients of φ in X are linear in T and that linear map is injective for t ≥ 2
+  (checked in tests/test_encode.py by an exact rank), so {T(W) = T(W0)} is the fiber.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Sequence
+
+import flint
+import numpy as np
+
+from witness import PolynomialSystem
+
+from .architecture import Architecture, LayerWeights
+from .arith import PolynomialArithmetic
+from .model import forward
+
+ENCODINGS = ("tensor", "coefficients")
+
+
+def weight_names(arch: Architecture) -> list[str]:
+    """Variable names of all weights in Architecture.pack order."""
+    names = []
+    for i, shapes in enumerate(arch.layer_shapes(), start=1):
+        for letter, (rows, cols) in zip("qkv", shapes):
+            names += [f"{letter}{i}_{r}_{c}" for r in range(rows) for c in range(cols)]
+    return names
+
+
+@dataclass(frozen=True)
+class FiberSystem:
+    """The fiber through W0 as a polynomial system.
+
+    Attributes:
+        system: equations in all weights (exact rational coefficients).
+        architecture: the network.
+        base_point: W0 packed, object array of Fractions (n_params,).
+        encoding: 'tensor' or 'coefficients'.
+    """
+
+    system: PolynomialSystem
+    architecture: Architecture
+    base_point: np.ndarray
+    encoding: str
+
+    @property
+    def n_equations(self) -> int:
+        return self.system.n_equations
+
+    def to_json(self) -> dict:
+        return {"encoding": self.encoding, "equations": self.n_equations,
+                "variables": self.system.n_vars, "degrees": sorted(set(self.system.degrees))}
+
+
+def exact_point(arch: Architecture, layers: Sequence[Sequence]) -> np.ndarray:
+    """Pack weights into an object array of Fractions (floats are taken at their exact value).
+
+    Raises:
+        ValueError: wrong shapes (from Architecture.pack) or non-finite entries.
+    """
+    packed = arch.pack([[np.asarray(m, dtype=object) for m in layer] for layer in layers])
+    try:
+        return np.array([Fraction(x) for x in packed], dtype=object)
+    except (ValueError, OverflowError, TypeError) as exc:
+        raise ValueError(f"weights must be finite rational or real numbers: {exc}") from None
+
+
+def fiber_system(arch: Architecture, layers: Sequence[Sequence],
+                 encoding: str | None = None) -> FiberSystem:
+    """The fiber {W : φ_W = φ_{W0}} through W0 = `layers` (see the module docstring).
+
+    Args:
+        encoding: 'tensor' (single layer, t ≥ 2; the default there) or 'coefficients' (any
+            lightning network; the default otherwise).
+    Raises:
+        ValueError: softmax (not polynomial), 'tensor' for a deep or t = 1 network, bad weights.
+    """
+    if arch.kind != "lightning":
+        raise ValueError("fibers are polynomial systems only for lightning attention")
+    tensor_ok = arch.is_single_layer and not arch.degenerate
+    encoding = encoding or ("tensor" if tensor_ok else "coefficients")
+    if encoding not in ENCODINGS:
+        raise ValueError(f"encoding must be one of {ENCODINGS}, got {encoding!r}")
+    if encoding == "tensor" and not tensor_ok:
+        raise ValueError("the tensor encoding needs a single layer with t >= 2")
+    w0 = exact_point(arch, layers)
+    polys = (_tensor_polys if encoding == "tensor" else _coefficient_polys)(arch, w0)
+    system = PolynomialSystem.from_dicts(weight_names(arch), polys)
+    return FiberSystem(system, arch, w0, encoding)
+
+
+def _symbolic_weights(arch: Architecture, extra: Sequence[str] = ()):
+    ring = PolynomialArithmetic(tuple(weight_names(arch)) + tuple(extra))
+    return ring, arch.unpack(ring.variables(0, (arch.n_params,)))
+
+
+def _monomial(w: np.ndarray, e: tuple[int, ...]) -> Fraction:
+    out = Fraction(1)
+    for x, k in zip(w, e):
+        if k:
+            out *= x ** k
+    return out
+
+
+def _tensor_polys(arch: Architecture, w0: np.ndarray) -> list[dict]:
+    """2T(W) − 2T(W0) for every (r, b ≤ c, e)."""
+    ring, ((Q, K, V),) = _symbolic_weights(arch)
+    A = ring.mm(K.T, Q)                                     # A = Kᵀ Q (d × d)
+    d, d_out = A.shape[0], V.shape[0]
+    polys = [V[r, b] * A[c, e] + V[r, c] * A[b, e]
+             for r in range(d_out) for b in range(d) for c in range(b, d) for e in range(d)]
+    return _minus_base([_as_fractions(p.to_dict()) for p in polys], w0)
+
+
+def _coefficient_polys(arch: Architecture, w0: np.ndarray) -> list[dict]:
+    """Coefficients of φ_W(X) in X minus their values at W0, reduced to a basis over Q."""
+    d0, t = arch.widths[0], arch.tokens
+    xnames = [f"x_{b}_{k}" for b in range(d0) for k in range(t)]
+    ring, layers = _symbolic_weights(arch, xnames)
+    X = ring.variables(arch.n_params, (1, d0, t))
+    phi = forward(arch, layers, X, ring)[0]
+    P = arch.n_params
+    coeffs: dict[tuple, dict] = {}
+    for idx, entry in np.ndenumerate(phi):
+        for e, c in entry.to_dict().items():
+            e = tuple(int(k) for k in e)
+            coeffs.setdefault((idx, e[P:]), {})[e[:P]] = c
+    polys = [_as_fractions(c) for c in coeffs.values()]
+    return _row_reduce(_minus_base(polys, w0), P)
+
+
+def _as_fractions(d: dict) -> dict:
+    """{exponent: fmpq} -> {exponent: Fraction}."""
+    return {tuple(int(k) for k in e): Fraction(int(c.p), int(c.q)) for e, c in d.items()}
+
+
+def _minus_base(polys: list[dict], w0: np.ndarray) -> list[dict]:
+    """p(W) − p(W0) for each {exponent: Fraction} polynomial p in W (zero ones dropped)."""
+    out = []
+    zero = (0,) * len(w0)
+    for d in polys:
+        d = dict(d)
+        value = sum((c * _monomial(w0, e) for e, c in d.items()), Fraction(0))
+        d[zero] = d.get(zero, Fraction(0)) - value
+        out.append({e: c for e, c in d.items() if c != 0})
+    return [p for p in out if p]
+
+
+def _row_reduce(polys: list[dict], n: int) -> list[dict]:
+    """A basis of the Q-span of `polys` (exact reduced row echelon form, python-flint)."""
+    monos = sorted({e for p in polys for e in p}, reverse=True)
+    col = {e: j for j, e in enumerate(monos)}
+    M = flint.fmpq_mat(len(polys), len(monos))
+    for i, p in enumerate(polys):
+        for e, c in p.items():
+            M[i, col[e]] = flint.fmpq(c.numerator, c.denominator)
+    R, rank = M.rref()
+    out = []
+    for i in range(rank):
+        row = {monos[j]: Fraction(int(R[i, j].p), int(R[i, j].q))
+               for j in range(len(monos)) if R[i, j] != 0}
+        out.append(row)
+    return out
