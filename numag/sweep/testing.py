@@ -1,0 +1,63 @@
+"""Test-only tasks for fault and resume tests (run as 'numag.sweep.testing:NAME').
+
+They live in the package (not under tests/) so that every worker process, local or Dask, can
+import them by name. Each leaves a marker file per execution so tests can count executions
+independently of the store.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import time
+import uuid
+from pathlib import Path
+
+
+def _mark(marker_dir: str, tag: str) -> None:
+    Path(marker_dir, f"{tag}.{os.getpid()}.{uuid.uuid4().hex[:8]}").touch()
+
+
+def count(marker_dir: str, value: int, sleep: float = 0.0) -> dict:
+    """Sleep, leave a marker 'count-VALUE.*', return {'value': value, 'square': value**2}."""
+    time.sleep(sleep)
+    _mark(marker_dir, f"count-{value}")
+    return {"value": value, "square": value * value, "pid": os.getpid()}
+
+
+def fail(marker_dir: str, message: str = "boom") -> dict:
+    """Leave a marker 'fail.*' and raise ValueError(message)."""
+    _mark(marker_dir, "fail")
+    raise ValueError(message)
+
+
+def kill_once(marker_dir: str, value: int = 0, sleep: float = 0.0) -> dict:
+    """The first execution (no 'killed' marker yet) SIGKILLs its own worker process mid-task;
+    later executions return {'value': value, 'pid': ..., 'killed_pid': pid of the first}."""
+    time.sleep(sleep)
+    killed = Path(marker_dir, "killed")
+    if not killed.exists():
+        killed.write_text(str(os.getpid()))
+        os.kill(os.getpid(), signal.SIGKILL)
+    _mark(marker_dir, "survived")
+    return {"value": value, "pid": os.getpid(), "killed_pid": int(killed.read_text())}
+
+
+def kill_always(marker_dir: str) -> dict:
+    """SIGKILL its own worker process every time (leaves a marker 'kill.*' first)."""
+    _mark(marker_dir, "kill")
+    os.kill(os.getpid(), signal.SIGKILL)
+    return {}
+
+
+def child_process(exit_code: int = 7) -> dict:
+    """Start a multiprocessing child (as witness.phc does for PHCpack) and return its exit code:
+    fails in a daemonic worker process ('daemonic processes are not allowed to have children')."""
+    import multiprocessing
+    proc = multiprocessing.get_context("spawn").Process(target=_exit_with, args=(exit_code,))
+    proc.start()
+    proc.join(60)
+    return {"exitcode": proc.exitcode}
+
+
+def _exit_with(code: int) -> None:
+    raise SystemExit(code)
