@@ -7,8 +7,9 @@ studies just wrote, never from typed-in verdicts.
 """
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import json
+import sys
 import time
 from pathlib import Path
 from types import ModuleType
@@ -26,18 +27,18 @@ def studies_dir() -> Path:
 
 
 def load_study(name: str, directory: Path | None = None) -> ModuleType:
-    """Import studies/NAME.py as a module.
+    """Import studies/NAME.py as the module NAME, with studies/ on sys.path so that worker
+    processes can import its item functions by name (numag.sweep callable tasks).
 
     Raises:
         ValueError: no such study file.
     """
-    path = (directory or studies_dir()) / f"{name}.py"
-    if not path.exists():
-        raise ValueError(f"no study {name!r} at {path}")
-    spec = importlib.util.spec_from_file_location(f"numag_study_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    directory = directory or studies_dir()
+    if not (directory / f"{name}.py").exists():
+        raise ValueError(f"no study {name!r} at {directory / (name + '.py')}")
+    if str(directory) not in sys.path:
+        sys.path.insert(0, str(directory))
+    return importlib.import_module(name)
 
 
 def available(directory: Path | None = None) -> list[str]:
@@ -46,7 +47,8 @@ def available(directory: Path | None = None) -> list[str]:
 
 
 def reproduce(out: Path, quick: bool = False, only: list[str] | None = None, seed: int = 0,
-              progress: bool | None = None, log=print) -> dict:
+              progress: bool | None = None, workers: int | None = None, scheduler=None,
+              log=print) -> dict:
     """Run the studies (all available, or `only`) and write out/REPORT.md; return its data.
 
     Raises:
@@ -60,7 +62,8 @@ def reproduce(out: Path, quick: bool = False, only: list[str] | None = None, see
     docs, start = {}, time.time()
     for name in names:
         t = time.time()
-        ctx = StudyContext(name, out, quick=quick, seed=seed, progress=progress)
+        ctx = StudyContext(name, out, quick=quick, seed=seed, progress=progress,
+                           workers=workers, scheduler=scheduler)
         docs[name] = load_study(name).compute(ctx)
         marks = "".join(c["mark"] for c in docs[name]["claims"])
         log(f"{name:<26} {marks:<10} {time.time() - t:6.1f} s "

@@ -1,8 +1,9 @@
 """The frame every study in studies/ runs in: resumable items, claims decided from numbers, output.
 
 A study computes items (one architecture, one sample batch, ...) through `StudyContext.run`,
-which stores each finished item at once in out/NAME.items.jsonl and skips it on a rerun, so an
-interrupted run loses nothing already computed. At the end the study writes out/NAME.json
+which runs them as tasks of the sweep machinery (numag.sweep.run_tasks: a local process pool,
+or a Dask cluster) and stores each finished item at once in out/NAME.sqlite; a rerun skips it,
+so an interrupted run loses nothing already computed. At the end the study writes out/NAME.json
 (inputs, seeds, package versions, timings, results, claims), out/NAME.md (tables, claims) and its
 figures; `numag reproduce` collects every NAME.json into out/REPORT.md.
 
@@ -11,9 +12,7 @@ it (✗) or cannot decide it (?). The verdict is always computed from the result
 """
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import platform
 import sys
 import time
@@ -65,17 +64,6 @@ def versions() -> dict[str, str]:
     return out
 
 
-def _version() -> str:
-    from . import __version__
-    return __version__
-
-
-def item_key(params: dict) -> str:
-    """Canonical key of an item's parameters (sorted JSON, hashed)."""
-    text = json.dumps(params, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
 @dataclass
 class StudyContext:
     """Where a study writes, whether it is quick, and its resumable item cache.
@@ -86,6 +74,8 @@ class StudyContext:
         quick: the reduced grid of --quick.
         seed: base seed; items derive theirs from it and record them.
         progress: show progress bars (None: only on a terminal).
+        workers, scheduler: where items run (numag.sweep.run_tasks: default a local process
+            pool with one worker per core; scheduler 'local' or 'tcp://...' for Dask).
     """
 
     name: str
@@ -93,6 +83,8 @@ class StudyContext:
     quick: bool = False
     seed: int = 0
     progress: bool | None = None
+    workers: int | None = None
+    scheduler: Any = None
     started: float = field(default_factory=time.time)
     computed: int = 0
     reused: int = 0
@@ -100,54 +92,33 @@ class StudyContext:
     def __post_init__(self) -> None:
         self.out = Path(self.out)
         self.out.mkdir(parents=True, exist_ok=True)
-        self._cache = self._load_cache()
 
     @property
-    def cache_path(self) -> Path:
-        return self.out / f"{self.name}.items.jsonl"
-
-    def _load_cache(self) -> dict[str, dict]:
-        cache: dict[str, dict] = {}
-        if self.cache_path.exists():
-            for line in self.cache_path.read_text().splitlines():
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError:
-                    continue            # a line cut by an interruption: recompute that item
-                cache[rec["key"]] = rec
-        return cache
+    def store(self) -> Path:
+        return self.out / f"{self.name}.sqlite"
 
     def run(self, params_list: Iterable[dict], fn: Callable[..., dict],
             desc: str | None = None) -> list[dict]:
-        """Compute fn(**params) for each params dict, reusing stored results.
+        """Compute fn(**params) for each params dict through the sweep store.
 
-        Each result is appended to the cache (flushed and fsynced) as soon as it exists.
+        fn must be a module-level function of the study script (workers import it by name).
         Returns the list of {"params", "result", "seconds"} records in input order.
+        Raises:
+            RuntimeError: an item failed (its stored error is quoted; it is retried next run).
         """
+        from .sweep import callable_task, run_tasks
         params_list = list(params_list)
-        records = []
-        bar = tqdm(params_list, desc=desc or self.name, leave=False, delay=0.5,
-                   disable=None if self.progress is None else not self.progress)
-        for params in bar:
-            key = item_key({"fn": fn.__name__, "version": _version(), **params})
-            if key in self._cache:
-                self.reused += 1
-            else:
-                t = time.perf_counter()
-                result = fn(**params)
-                rec = {"key": key, "params": params, "result": result,
-                       "seconds": round(time.perf_counter() - t, 4)}
-                self._append(rec)
-                self._cache[key] = rec
-                self.computed += 1
-            records.append(self._cache[key])
-        return records
-
-    def _append(self, rec: dict) -> None:
-        with open(self.cache_path, "a") as f:
-            f.write(json.dumps(rec, default=str) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
+        tasks = [callable_task(fn, **p) for p in params_list]
+        records = run_tasks(tasks, self.store, workers=self.workers, scheduler=self.scheduler,
+                            progress=self.progress, retry_failed=True)
+        failed = [(p, r) for p, r in zip(params_list, records) if r.status != "done"]
+        if failed:
+            p, r = failed[0]
+            raise RuntimeError(f"{self.name}: {len(failed)} item(s) failed, first {p}: {r.error}")
+        self.computed += sum(r.ran for r in records)
+        self.reused += sum(not r.ran for r in records)
+        return [{"params": p, "result": r.result, "seconds": r.seconds}
+                for p, r in zip(params_list, records)]
 
     def finish(self, results: Any, claims: list[Claim], markdown: str,
                figures: list[str] = (), inputs: dict | None = None) -> dict:
@@ -195,8 +166,11 @@ def study_main(name: str, compute: Callable[[StudyContext], dict], argv=None) ->
     mode.add_argument("--full", action="store_true", help="the full grid (default)")
     p.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "studies" / "out"))
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=None, help="local worker processes")
+    p.add_argument("--scheduler", default=None, help="Dask scheduler: 'local' or tcp://HOST:PORT")
     args = p.parse_args(argv)
-    ctx = StudyContext(name, Path(args.out), quick=args.quick, seed=args.seed)
+    ctx = StudyContext(name, Path(args.out), quick=args.quick, seed=args.seed,
+                       workers=args.workers, scheduler=args.scheduler)
     doc = compute(ctx)
     for c in doc["claims"]:
         print(f"{c['mark']} {c['text']}  [{c['evidence']}]")

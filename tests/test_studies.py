@@ -61,14 +61,16 @@ def test_rerun_reuses_every_item_and_interrupted_run_loses_nothing(tmp_path, mon
         return real(**kw)
 
     monkeypatch.setattr(study, "dim_item", flaky)
-    flaky.__name__ = "dim_item"
+    flaky.__name__ = flaky.__qualname__ = "dim_item"     # looked up by name, as the real one
+    flaky.__module__ = study.__name__
+    # workers=0 runs the items in this process, where the patched function is seen
     with pytest.raises(KeyboardInterrupt):
-        study.compute(StudyContext("single_layer_dimension", tmp_path, quick=True))
-    ctx = StudyContext("single_layer_dimension", tmp_path, quick=True)
+        study.compute(StudyContext("single_layer_dimension", tmp_path, quick=True, workers=0))
+    ctx = StudyContext("single_layer_dimension", tmp_path, quick=True, workers=0)
     monkeypatch.setattr(study, "dim_item", real)
     study.compute(ctx)
     assert ctx.reused == 9 and ctx.computed == len(study.grid(True, 0)) - 9
-    again = StudyContext("single_layer_dimension", tmp_path, quick=True)
+    again = StudyContext("single_layer_dimension", tmp_path, quick=True)   # the process pool
     study.compute(again)
     assert again.computed == 0
 

@@ -19,11 +19,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--only", nargs="+", choices=STUDIES, metavar="STUDY",
                    help=f"run only these studies ({', '.join(STUDIES)})")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=None,
+                   help="local worker processes (default: one per core)")
+    p.add_argument("--scheduler", default=None,
+                   help="run the items on Dask: 'local' or tcp://HOST:PORT")
 
 
 def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     data = reproduce(out, quick=args.quick, only=args.only, seed=args.seed,
+                     workers=args.workers, scheduler=args.scheduler,
                      log=lambda s: print(s, flush=True))
     c = data["counts"]
     print(f"\nclaims: ✓ {c['✓']}  ✗ {c['✗']}  ? {c['?']}   report: {out / 'REPORT.md'}")
