@@ -15,7 +15,7 @@ import json
 import math
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -132,3 +132,123 @@ def weights_to_json(arch: Architecture, layers: list[LayerWeights]) -> dict:
         return [[number_to_json(x) for x in row] for row in np.asarray(m, dtype=object)]
     return {**arch.to_json(),
             "layers": [{n: mat(m) for n, m in zip("QKV", layer)} for layer in layers]}
+
+
+# --- single-layer points for `numag classify`: (Q, K, V), (A, V) or an ambient tensor T ----------
+#   {"widths": [d, d'], "ranks": [a], "layers": [{"Q": .., "K": .., "V": ..}]}   (weights format)
+#   {"widths": [d, d'], "ranks": [a], "A": [[..]] (d×d), "V": [[..]] (d'×d)}
+#   {"widths": [d, d'], "ranks": [a], "tensor": T}  with T[r][b][c][e] (d'×d×d×d), symmetric in b, c
+# Numbers as in the weights format (exact strings allowed). "tokens" must be >= 2 if given.
+
+class SingleLayerPoint(NamedTuple):
+    """A parsed point: kind 'weights' (Q, K, V), 'AV' (A, V) or 'tensor' (T); Fraction arrays."""
+
+    kind: str
+    shape: tuple[int, int, int]
+    arrays: dict
+
+
+def parse_tensor(value: Any, where: str, shape: tuple[int, ...]) -> np.ndarray:
+    """Nested lists of the given shape -> object array of Fractions.
+
+    Raises:
+        ValueError: wrong nesting depth or length (names the index path), non-numbers.
+    """
+    out = np.empty(shape, dtype=object)
+
+    def fill(v, idx):
+        depth = len(idx)
+        if depth == len(shape):
+            out[idx] = parse_number(v, f"{where}{''.join(f'[{i}]' for i in idx)}")
+            return
+        if not isinstance(v, list) or len(v) != shape[depth]:
+            got = f"a list of length {len(v)}" if isinstance(v, list) else type(v).__name__
+            raise ValueError(f"{where}{''.join(f'[{i}]' for i in idx)}: expected a list of length "
+                             f"{shape[depth]} (tensor shape {tuple(shape)}), got {got}")
+        for i, x in enumerate(v):
+            fill(x, idx + (i,))
+    fill(value, ())
+    return out
+
+
+def single_layer_point_from_json(obj: Any, where: str = "point") -> SingleLayerPoint:
+    """Parse one point for classification (formats above).
+
+    Raises:
+        ValueError: not an object, not a single lightning layer, t = 1, none or several of
+            'layers' / 'A' / 'tensor', or any shape/number problem (named).
+    """
+    arch = architecture_from_json(obj, where)
+    if arch.depth != 1:
+        raise ValueError(f"{where}: classification is for a single layer, got widths "
+                         f"{list(arch.widths)}")
+    if arch.kind != "lightning":
+        raise ValueError(f"{where}: classification is for lightning attention, got {arch.kind!r}")
+    if arch.tokens < 2:
+        raise ValueError(f"{where}: t = 1 is degenerate (only the symmetric part of A is seen); "
+                         "the classes of paper-notes §2 need t >= 2")
+    d, d_out, a = arch.widths[0], arch.widths[1], arch.ranks[0]
+    kinds = [k for k in ("layers", "A", "tensor") if k in obj]
+    if len(kinds) != 1:
+        raise ValueError(f"{where}: give exactly one of 'layers' (Q, K, V), 'A' with 'V', or "
+                         f"'tensor'; got {kinds or 'none'}")
+    if kinds[0] == "layers":
+        _, (layer,) = weights_from_json(obj, where)
+        return SingleLayerPoint("weights", (d, d_out, a), dict(zip("QKV", layer)))
+    if kinds[0] == "A":
+        if "V" not in obj:
+            raise ValueError(f"{where}: 'A' needs 'V' beside it")
+        return SingleLayerPoint("AV", (d, d_out, a), {
+            "A": parse_matrix(obj["A"], f"{where} A", (d, d)),
+            "V": parse_matrix(obj["V"], f"{where} V", (d_out, d))})
+    return SingleLayerPoint("tensor", (d, d_out, a),
+                            {"T": parse_tensor(obj["tensor"], f"{where} tensor", (d_out, d, d, d))})
+
+
+def load_points(path: str | Path, batch: bool | None = None) -> list[tuple[str, Any]]:
+    """Read one JSON object, or JSON lines (one object per non-empty line) when `batch` is True,
+    the file ends in .jsonl, or the text holds several JSON documents.
+
+    Returns:
+        [(where, object)], where = "FILE" or "FILE:LINE".
+    Raises:
+        ValueError: missing file, malformed JSON (with the line number), an empty file.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file") from None
+    if batch is None:
+        batch = path.suffix == ".jsonl"
+        if not batch:
+            try:
+                return [(str(path), json.loads(text))]
+            except json.JSONDecodeError as exc:
+                if "Extra data" not in str(exc):
+                    raise ValueError(f"{path}: not valid JSON ({exc})") from None
+                batch = True
+    out = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            try:
+                out.append((f"{path}:{n}", json.loads(line)))
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}:{n}: not valid JSON ({exc})") from None
+    if not out:
+        raise ValueError(f"{path}: no points (empty file)")
+    return out
+
+
+def single_layer_point_to_json(point: SingleLayerPoint, tokens: int = 2) -> dict:
+    """Inverse of single_layer_point_from_json (exact values as strings)."""
+    d, d_out, a = point.shape
+
+    def conv(x):
+        return [conv(y) for y in x] if isinstance(x, (list, np.ndarray)) else number_to_json(x)
+    head = {"widths": [d, d_out], "ranks": [a], "tokens": tokens}
+    if point.kind == "weights":
+        return {**head, "layers": [{k: conv(np.asarray(point.arrays[k], dtype=object))
+                                    for k in "QKV"}]}
+    return {**head, **{("tensor" if k == "T" else k): conv(np.asarray(v, dtype=object))
+                       for k, v in point.arrays.items()}}
