@@ -4,8 +4,9 @@ Numerical rank uses the largest-gap rule: singular values are normalized by the 
 from below at a noise floor (eps · max(m, n) for float64, 10^(-dps) · max(m, n) for mpmath), and
 the rank is the position of the largest ratio σ_i / σ_{i+1} (with σ_{n+1} = floor, so a matrix
 of full rank has its gap at the end). The decision is stated with its margin: `gap` is that
-largest ratio, and the rank is `decided` only when gap ≥ `min_gap`; otherwise it is reported as
-undecided, never guessed. Before the SVD the matrix is equilibrated (rows, then columns, scaled to
+largest ratio, and the rank is `decided` only when gap ≥ `min_gap` and no other ratio reaches
+`min_gap` (two large gaps, e.g. σ = (1, 1e-30) over a 1e-50 floor, mean the rank depends on where
+the cut is made); otherwise it is reported as undecided, never guessed. Before the SVD the matrix is equilibrated (rows, then columns, scaled to
 unit norm), which leaves the rank unchanged but removes the spread of scales that deep networks
 produce (|φ(X)| grows like |X|^(3^l)): without it float64 under-counts at depth 3 (paper-notes §6).
 The exact rank over F_p of an integer matrix is a certified lower bound
@@ -75,8 +76,8 @@ def gap_rank(sigma: list, floor: float, min_gap: float, method: str, shape, dps=
     gap = float(ratios[best])
     second = float(ratios[order[1]]) if n > 1 else 1.0
     logs = tuple(float(mpmath.log10(x)) for x in s[:n])
-    return RankResult(best + 1, method, gap >= min_gap, tuple(shape), gap, second, min_gap,
-                      logs, dps=dps)
+    decided = gap >= min_gap and second < min_gap
+    return RankResult(best + 1, method, decided, tuple(shape), gap, second, min_gap, logs, dps=dps)
 
 
 def equilibrate(J: np.ndarray) -> np.ndarray:

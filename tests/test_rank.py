@@ -64,3 +64,13 @@ def test_bad_matrices():
         rank_float(np.zeros(3))
     with pytest.raises(ValueError, match="integer"):
         rank_mod_p(np.zeros((2, 2)), 7)
+
+
+def test_two_large_gaps_are_undecided():
+    """Rows parallel up to 1e-30: σ ≈ (2, 5e-31) over a 1e-50 floor, so rank 1 or 2 depending on
+    the cut: undecided."""
+    with mpmath.workdps(50):
+        one, eps = mpmath.mpf(1), mpmath.mpf(10) ** -30
+        J = np.array([[one, one], [one, one + eps]], dtype=object)
+    r = rank_mp(J, 50, min_gap=1e10)
+    assert not r.decided and r.second_gap >= 1e10

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from typing import Any
 
@@ -17,10 +18,11 @@ def int_list(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}")
 
 
-def add_architecture_arguments(p: argparse.ArgumentParser, softmax: bool = True) -> None:
-    p.add_argument("--widths", type=int_list, required=True, metavar="D0,D1,...",
+def add_architecture_arguments(p: argparse.ArgumentParser, softmax: bool = True,
+                               required: bool = True) -> None:
+    p.add_argument("--widths", type=int_list, required=required, metavar="D0,D1,...",
                    help="widths d_0,...,d_l (d_0 = token dimension)")
-    p.add_argument("--ranks", type=int_list, required=True, metavar="A1,...",
+    p.add_argument("--ranks", type=int_list, required=required, metavar="A1,...",
                    help="attention ranks a_1,...,a_l")
     p.add_argument("--tokens", type=int, default=2, metavar="T",
                    help="tokens per input t (default 2; t = 1 is degenerate)")
@@ -34,8 +36,20 @@ def architecture_from(args: argparse.Namespace) -> Architecture:
     return Architecture(tuple(args.widths), tuple(args.ranks), args.tokens, kind)
 
 
+def strict_json(obj: Any) -> Any:
+    """Replace non-finite floats (not valid JSON) by the strings "inf", "-inf", "nan"."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return "nan" if obj != obj else ("inf" if obj > 0 else "-inf")
+    if isinstance(obj, dict):
+        return {k: strict_json(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [strict_json(v) for v in obj]
+    return obj
+
+
 def print_json(obj: Any) -> None:
-    json.dump(obj, sys.stdout, indent=2, default=str)
+    """One strict JSON object on stdout."""
+    json.dump(strict_json(obj), sys.stdout, indent=2, default=str, allow_nan=False)
     sys.stdout.write("\n")
 
 
