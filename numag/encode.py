@@ -30,6 +30,7 @@ from witness import PolynomialSystem
 from .architecture import Architecture, LayerWeights
 from .arith import PolynomialArithmetic
 from .model import forward
+from .tensor import coordinates, tensor
 
 ENCODINGS = ("tensor", "coefficients")
 
@@ -105,6 +106,30 @@ def fiber_system(arch: Architecture, layers: Sequence[Sequence],
     return FiberSystem(system, arch, w0, encoding)
 
 
+def with_rank_one_conditions(fs: FiberSystem) -> FiberSystem:
+    """Add the 2×2 minors of [A | Vᵀ] (d × (d + d'), A = Kᵀ Q) to a single-layer fiber system.
+
+    They vanish exactly where A = u ṽᵀ and V = c wᵀ with u ∥ w (or A or V is 0). On the fiber of
+    such a point every point has this form (HMK: the fiber is the scaling line (λA, V/λ)), so
+    the zero set is unchanged, while the fiber system alone is non-reduced there: its Jacobian
+    drops rank by d − 1 (paper-notes §2). Adding equations that vanish on the component is a
+    deflation: it restores a regular point for monodromy. Degrees 2–4.
+    """
+    arch = fs.architecture
+    if not arch.is_single_layer:
+        raise ValueError("the rank-one conditions are defined for single layers")
+    ring, ((Q, K, V),) = _symbolic_weights(arch)
+    M = np.concatenate([ring.mm(K.T, Q), V.T], axis=1)          # [A | Vᵀ], d × (d + d')
+    rows, cols = M.shape
+    minors = [M[i, j] * M[k, l] - M[i, l] * M[k, j] for i in range(rows)
+              for k in range(i + 1, rows) for j in range(cols) for l in range(j + 1, cols)]
+    extra = [_as_fractions(p.to_dict()) for p in minors]
+    extra = [p for p in extra if p]
+    system = PolynomialSystem.from_dicts(fs.system.variables,
+                                         list(fs.system.polynomials) + extra)
+    return FiberSystem(system, arch, fs.base_point, fs.encoding + " + rank [A | Vᵀ] ≤ 1")
+
+
 def _symbolic_weights(arch: Architecture, extra: Sequence[str] = ()):
     ring = PolynomialArithmetic(tuple(weight_names(arch)) + tuple(extra))
     return ring, arch.unpack(ring.variables(0, (arch.n_params,)))
@@ -119,12 +144,9 @@ def _monomial(w: np.ndarray, e: tuple[int, ...]) -> Fraction:
 
 
 def _tensor_polys(arch: Architecture, w0: np.ndarray) -> list[dict]:
-    """2T(W) − 2T(W0) for every (r, b ≤ c, e)."""
+    """2T(W) − 2T(W0) for every (r, b ≤ c, e), T = numag.tensor.tensor(Kᵀ Q, V)."""
     ring, ((Q, K, V),) = _symbolic_weights(arch)
-    A = ring.mm(K.T, Q)                                     # A = Kᵀ Q (d × d)
-    d, d_out = A.shape[0], V.shape[0]
-    polys = [V[r, b] * A[c, e] + V[r, c] * A[b, e]
-             for r in range(d_out) for b in range(d) for c in range(b, d) for e in range(d)]
+    polys = coordinates(tensor(ring.mm(K.T, Q), V)) * 2
     return _minus_base([_as_fractions(p.to_dict()) for p in polys], w0)
 
 
