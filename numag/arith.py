@@ -241,3 +241,29 @@ class PolynomialArithmetic(Arithmetic):
 
     def softmax(self, S, axis=-2):
         raise ValueError("softmax attention is not polynomial")
+
+
+class RationalArithmetic(Arithmetic):
+    """Exact rationals (fractions.Fraction in object arrays): slow, for small exact checks such
+    as the symmetry orbit's tangent space at a given rational point."""
+
+    name = "Q"
+    exact = True
+
+    def zeros(self, shape):
+        out = np.empty(shape, dtype=object)
+        out.fill(Fraction(0))
+        return out
+
+    def convert(self, x):
+        x = np.asarray(x, dtype=object)
+        out = np.empty(x.shape, dtype=object)
+        for idx, v in np.ndenumerate(x):
+            out[idx] = Fraction(v)
+        return out
+
+    def random(self, rng, shape):
+        raise ValueError("use numag.points for random rational weights")
+
+    def softmax(self, S, axis=-2):
+        raise ValueError("softmax attention is not rational")

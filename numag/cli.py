@@ -9,7 +9,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ("dim", "reproduce")
+COMMANDS = ("dim", "fiber", "classify", "sweep", "reproduce")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,6 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"numag {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:                    # e.g. `numag ... --json | head`
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,83 @@
+"""`numag fiber`: witness sets of a fiber of the parametrization and the symmetry comparison."""
+from __future__ import annotations
+
+import argparse
+
+from ..fibers import FiberDecomposition, fiber
+from ..io import load_weights
+from ..points import KINDS
+from .common import add_architecture_arguments, architecture_from, print_json, table
+
+NAME = "fiber"
+HELP = "irreducible components of the fiber {W : φ_W = φ_W0} (monodromy from W0)"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_architecture_arguments(p, softmax=False, required=False)
+    p.add_argument("--point", choices=KINDS, default="generic",
+                   help="kind of the sample point W0 (default generic)")
+    p.add_argument("--weights", metavar="FILE", help="W0 from a JSON weights file instead "
+                   "(format: README); its widths and ranks define the architecture")
+    p.add_argument("--seed", type=int, default=0, help="seed of every random choice")
+    bb = p.add_mutually_exclusive_group()
+    bb.add_argument("--blackbox", dest="blackbox", action="store_true", default=None,
+                    help="also run PHCpack's blackbox decomposition (default: ≤ 6 unknowns)")
+    bb.add_argument("--no-blackbox", dest="blackbox", action="store_false")
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                   help="monodromy budget per start point (a partial result is flagged)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.weights:
+        arch, layers = load_weights(args.weights)
+        if args.widths or args.ranks:
+            given = (tuple(args.widths or arch.widths), tuple(args.ranks or arch.ranks))
+            if given != (arch.widths, arch.ranks):
+                raise ValueError(f"--widths/--ranks {given} contradict the weights file "
+                                 f"({arch.widths}, {arch.ranks})")
+    else:
+        if not args.widths or not args.ranks:
+            raise ValueError("give --widths and --ranks, or --weights FILE")
+        arch, layers = architecture_from(args), None
+    result = fiber(arch, layers, kind=args.point, seed=args.seed, blackbox=args.blackbox,
+                   timeout=args.timeout)
+    if args.json:
+        print_json(to_cli_json(result))
+    else:
+        print(render(result))
+    return 0
+
+
+def to_cli_json(r: FiberDecomposition) -> dict:
+    """The documented keys first (dimension, components, paths_tracked, seconds, seed,
+    expected), then everything else of FiberDecomposition.to_json()."""
+    full = r.to_json()
+    comps = [{"dim": c["dim"], "degree": c["degree"], "trace_test": c["trace_test"],
+              "label": c["label"], "points": c["points"]} for c in full["components"]]
+    return {"dimension": r.dimension, "components": comps,
+            "paths_tracked": r.paths_tracked, "seconds": full["seconds"], "seed": r.seed,
+            "expected": {"components": full["expected"], "matches": r.matches,
+                         "verdict": r.verdict},
+            **{k: v for k, v in full.items() if k not in ("components", "expected")}}
+
+
+def render(r: FiberDecomposition) -> str:
+    rows = [("architecture", str(r.architecture)), ("point type", r.point_type),
+            ("fiber dimension", f"{r.dimension} (exact Jacobian nullity at W0"
+             + (f"; {r.tangent_dimension} before deflation)" if r.tangent_dimension != r.dimension
+                else ")"))]
+    for c in r.components:
+        t = c.trace_test
+        rows.append((f"component", f"dim {c.dim}, degree {c.degree}, trace test "
+                     f"{'passed' if t['verdict'] else 'NOT passed'} (residual {t['residual']:.1e}"
+                     f", tolerance {t['tolerance']:.0e})  [{c.label}]"))
+    rows += [("expected", "; ".join(f"{e.label}: dim {e.dim if e.dim is not None else '?'}"
+                                    for e in r.expected)),
+             ("verdict", r.verdict),
+             ("paths tracked", f"{r.paths_tracked} ({r.failed_paths} failed)"),
+             ("seed", r.seed), ("time", f"{r.seconds:.2f} s")]
+    if r.blackbox:
+        rows.append(("blackbox check", f"{r.blackbox['components']} "
+                     f"({'agrees' if r.blackbox['agrees'] else 'disagrees'})"))
+    return table(rows) + "\n" + "\n".join(f"  evidence: {e}" for e in r.evidence)
