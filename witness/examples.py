@@ -1,0 +1,49 @@
+"""Standard test systems with known answers (see shared/known-answer-systems.md).
+
+cyclic(n): Björck–Fröberg cyclic-n roots (cyclic-5: 70 isolated roots, cyclic-7: 924);
+katsura(n): Katsura's system in n + 1 unknowns (2^n isolated regular roots);
+random_dense(degrees, n, rng, through=None): dense random complex polynomials of the given
+degrees, optionally shifted to vanish at a point (generic hypersurface / complete intersection).
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from .system import PolynomialSystem
+
+
+def cyclic(n: int) -> PolynomialSystem:
+    """sum_i prod_{j<k} x_{(i+j) mod n} = 0 for k = 1..n-1, and x_0 ... x_{n-1} - 1 = 0."""
+    xs = [f"x{i}" for i in range(n)]
+    polys = ["+".join("*".join(xs[(i + j) % n] for j in range(k)) for i in range(n))
+             for k in range(1, n)]
+    return PolynomialSystem.from_strings(polys + ["*".join(xs) + " - 1"], variables=xs)
+
+
+def katsura(n: int) -> PolynomialSystem:
+    """u_m - sum_{l=-n..n} u_|l| u_|m-l| = 0 (m = 0..n-1), u_0 + 2 sum_{i>=1} u_i - 1 = 0."""
+    xs = [f"u{i}" for i in range(n + 1)]
+
+    def x(i: int) -> str | None:
+        return xs[abs(i)] if abs(i) <= n else None
+    polys = [f"{xs[m]} - (" + " + ".join(f"{x(l)}*{x(m - l)}" for l in range(-n, n + 1)
+                                          if x(l) and x(m - l)) + ")" for m in range(n)]
+    polys.append(xs[0] + " + 2*(" + " + ".join(xs[1:]) + ") - 1")
+    return PolynomialSystem.from_strings(polys, variables=xs)
+
+
+def random_dense(degrees, n: int, rng: np.random.Generator, through=None) -> PolynomialSystem:
+    """Dense polynomials in x0..x{n-1} with standard complex normal coefficients, one per
+    degree; with ``through`` (n,) each is shifted by a constant to vanish there."""
+    polys = []
+    for d in degrees:
+        exps = [e for e in itertools.product(range(d + 1), repeat=n) if sum(e) <= d]
+        c = rng.standard_normal(len(exps)) + 1j * rng.standard_normal(len(exps))
+        p = dict(zip(exps, c))
+        if through is not None:
+            pt = np.asarray(through, complex)
+            p[(0,) * n] -= sum(ci * np.prod(pt ** np.array(e)) for e, ci in zip(exps, c))
+        polys.append(p)
+    return PolynomialSystem.from_dicts([f"x{i}" for i in range(n)], polys)

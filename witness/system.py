@@ -1,0 +1,592 @@
+"""Polynomial systems: sparse polynomials with exact or complex coefficients.
+
+``PolynomialSystem`` holds variable names and, per equation, a dictionary
+``{exponent tuple: coefficient}``; coefficients are ``fractions.Fraction`` (exact rationals) or
+``complex``. It is built from strings (``x^2 - y`` and ``x**2 - y`` are both accepted; ``i``/``I``
+and a trailing ``j`` on a number denote the imaginary unit, so ``i``, ``I`` are not variable
+names) or from coefficient dictionaries, and offers
+
+* vectorized evaluation / Jacobian in numpy: ``evaluate(X)`` (p, n) -> (p, m),
+  ``jacobian(X)`` (p, n) -> (p, m, n), from a precomputed table of distinct monomials;
+* evaluation / Jacobian in mpmath at a requested number of digits;
+* PHCpack's string form (``to_phc_strings``);
+* ``randomize(k, rng)``: k random complex combinations of the equations (keeps ``original``);
+* ``residual(X)``: componentwise relative backward error of each point (see its docstring).
+
+A malformed polynomial raises ``PolynomialSyntaxError`` naming the polynomial index and the
+character position.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cached_property
+from numbers import Number
+from typing import Iterable, Mapping, Sequence
+
+import mpmath
+import numpy as np
+import scipy.sparse as sp
+
+Coeff = Fraction | complex
+Poly = dict[tuple[int, ...], Coeff]
+
+RESERVED_NAMES = {"i", "I"}          # imaginary unit
+_PHC_FORBIDDEN = re.compile(r"^(e|E|zz\d+|ss\d+)$")   # names PHCpack misreads (phcpy-notes.md)
+
+
+class PolynomialSyntaxError(ValueError):
+    """A polynomial string could not be parsed.
+
+    Attributes: ``index`` (0-based polynomial index), ``position`` (0-based character
+    position in that string), ``text`` (the polynomial string), ``reason``.
+    """
+
+    def __init__(self, index: int, position: int, text: str, reason: str):
+        self.index, self.position, self.text, self.reason = index, position, text, reason
+        pointer = " " * position + "^"
+        super().__init__(f"polynomial {index} at character {position}: {reason}\n"
+                         f"  {text}\n  {pointer}")
+
+
+# ----------------------------------------------------------------------------- parsing
+_TOKEN = re.compile(r"\s*(?:(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?j?)|"
+                    r"(?P<name>[A-Za-z_][A-Za-z_0-9]*)|(?P<op>\*\*|[-+*/^()]))")
+
+
+def _tokenize(text: str, index: int) -> list[tuple[str, str, int]]:
+    tokens, pos = [], 0
+    text_stripped = text.rstrip().rstrip(";").rstrip()
+    while pos < len(text_stripped):
+        if text_stripped[pos:].strip() == "":
+            break
+        m = _TOKEN.match(text_stripped, pos)
+        if m is None or m.end() == pos:
+            bad = pos + len(text_stripped[pos:]) - len(text_stripped[pos:].lstrip())
+            raise PolynomialSyntaxError(index, bad, text, f"unexpected character {text[bad]!r}")
+        kind = m.lastgroup
+        start = m.start(kind)
+        tokens.append((kind, m.group(kind), start))
+        pos = m.end()
+    tokens.append(("end", "", len(text_stripped)))
+    return tokens
+
+
+def _number(tok: str) -> Coeff:
+    if tok.endswith("j"):
+        return complex(0.0, float(tok[:-1]))
+    return Fraction(tok)
+
+
+def _mul(p: Poly, q: Poly) -> Poly:
+    out: Poly = {}
+    for e1, c1 in p.items():
+        for e2, c2 in q.items():
+            e = tuple(a + b for a, b in zip(e1, e2))
+            out[e] = out.get(e, 0) + c1 * c2
+    return {e: c for e, c in out.items() if c != 0}
+
+
+def _add(p: Poly, q: Poly, sign: int = 1) -> Poly:
+    out = dict(p)
+    for e, c in q.items():
+        out[e] = out.get(e, 0) + sign * c
+    return {e: c for e, c in out.items() if c != 0}
+
+
+class _Parser:
+    """Recursive descent: expr := [+-] term {[+-] term}; term := unary {[*/] unary};
+    unary := [+-] unary | power; power := atom [(^|**) INT]; atom := NUM | NAME | ( expr )."""
+
+    def __init__(self, text: str, index: int, varindex: Mapping[str, int]):
+        self.text, self.index, self.varindex = text, index, varindex
+        self.n = len(varindex)
+        self.tokens = _tokenize(text, index)
+        self.k = 0
+
+    def error(self, reason: str, tok=None) -> PolynomialSyntaxError:
+        tok = tok or self.tokens[self.k]
+        return PolynomialSyntaxError(self.index, tok[2], self.text, reason)
+
+    def peek(self):
+        return self.tokens[self.k]
+
+    def take(self):
+        tok = self.tokens[self.k]
+        self.k += 1
+        return tok
+
+    def parse(self) -> Poly:
+        if self.peek()[0] == "end":
+            raise self.error("empty polynomial")
+        p = self.expr()
+        tok = self.peek()
+        if tok[0] != "end":
+            what = "implicit multiplication is not allowed (write '*')" \
+                if tok[0] in ("num", "name") or tok[1] == "(" else f"unexpected {tok[1]!r}"
+            raise self.error(what)
+        return p
+
+    def const(self, c: Coeff) -> Poly:
+        return {(0,) * self.n: c} if c != 0 else {}
+
+    def expr(self) -> Poly:
+        p = self.term()
+        while self.peek()[1] in ("+", "-"):
+            sign = 1 if self.take()[1] == "+" else -1
+            p = _add(p, self.term(), sign)
+        return p
+
+    def term(self) -> Poly:
+        p = self.unary()
+        while self.peek()[1] in ("*", "/"):
+            op = self.take()
+            rhs_tok = self.peek()
+            q = self.unary()
+            if op[1] == "*":
+                p = _mul(p, q)
+            else:
+                if any(any(e) for e in q) or not q:
+                    raise self.error("division only by a nonzero constant", rhs_tok)
+                c = next(iter(q.values()))
+                p = {e: v / c for e, v in p.items()}
+        return p
+
+    def unary(self) -> Poly:
+        if self.peek()[1] in ("+", "-"):
+            sign = 1 if self.take()[1] == "+" else -1
+            return {e: sign * c for e, c in self.unary().items()}
+        return self.power()
+
+    def power(self) -> Poly:
+        p = self.atom()
+        if self.peek()[1] in ("^", "**"):
+            self.take()
+            tok = self.take()
+            if tok[0] != "num" or not tok[1].isdigit():
+                raise self.error("exponent must be a nonnegative integer", tok)
+            k = int(tok[1])
+            out = self.const(Fraction(1))
+            for _ in range(k):
+                out = _mul(out, p)
+            return out
+        return p
+
+    def atom(self) -> Poly:
+        tok = self.take()
+        kind, val, pos = tok
+        if kind == "num":
+            return self.const(_number(val))
+        if kind == "name":
+            if val in RESERVED_NAMES:
+                return self.const(1j)
+            e = [0] * self.n
+            e[self.varindex[val]] = 1
+            return {tuple(e): Fraction(1)}
+        if val == "(":
+            p = self.expr()
+            if self.peek()[1] != ")":
+                raise self.error("missing ')'")
+            self.take()
+            return p
+        if kind == "end":
+            raise self.error("unexpected end of polynomial (a term is missing)", tok)
+        raise self.error(f"unexpected {val!r} (a term is missing)", tok)
+
+
+def _names_in(text: str, index: int) -> list[str]:
+    return [t[1] for t in _tokenize(text, index) if t[0] == "name" and t[1] not in RESERVED_NAMES]
+
+
+def _clean_coeff(c) -> Coeff:
+    if isinstance(c, Fraction):
+        return c
+    if isinstance(c, (int, np.integer)):
+        return Fraction(int(c))
+    if isinstance(c, (float, complex, np.floating, np.complexfloating)):
+        c = complex(c)
+        if not (math.isfinite(c.real) and math.isfinite(c.imag)):
+            raise ValueError(f"coefficient {c} is not finite")
+        return c
+    if isinstance(c, Number):
+        return complex(c)
+    raise TypeError(f"coefficient {c!r} is not a number")
+
+
+def _fmt_real(x: float) -> str:
+    return f"{x:.17E}"
+
+
+def _phc_coeff(c: Coeff) -> str:
+    """Coefficient in PHCpack syntax, always parenthesized."""
+    if isinstance(c, Fraction):
+        if c.denominator == 1:
+            return f"({c.numerator})"
+        return f"({c.numerator}/{c.denominator})"
+    re_, im = _fmt_real(c.real), _fmt_real(c.imag)
+    sign = "+" if c.imag >= 0 else "-"
+    return f"({re_}{sign}{_fmt_real(abs(c.imag))}*i)"
+
+
+# ----------------------------------------------------------------------------- the system
+@dataclass(frozen=True, eq=False)
+class PolynomialSystem:
+    """m polynomial equations in n named variables.
+
+    ``polynomials``: tuple of m dictionaries {exponent tuple (length n): coefficient}, coefficients
+    Fraction or complex. ``original``/``randomization``: set by ``randomize`` (the system this one
+    was combined from, and the (k, m) complex matrix R with self = R @ original).
+    """
+
+    variables: tuple[str, ...]
+    polynomials: tuple[Poly, ...]
+    original: "PolynomialSystem | None" = field(default=None, repr=False)
+    randomization: np.ndarray | None = field(default=None, repr=False)
+
+    def __post_init__(self):
+        names = tuple(self.variables)
+        if len(set(names)) != len(names):
+            raise ValueError(f"duplicate variable names in {names}")
+        for v in names:
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z_0-9]*", v) or v in RESERVED_NAMES:
+                raise ValueError(f"invalid variable name {v!r} (identifier, not i or I)")
+        object.__setattr__(self, "variables", names)
+        object.__setattr__(self, "polynomials", tuple(dict(p) for p in self.polynomials))
+        if not self.polynomials:
+            raise ValueError("a polynomial system needs at least one polynomial")
+        if not names:
+            raise ValueError("a polynomial system needs at least one variable")
+
+    # ---- construction
+    @classmethod
+    def from_strings(cls, polys: Sequence[str] | str,
+                     variables: Sequence[str] | None = None) -> "PolynomialSystem":
+        """Parse polynomials given as strings (or one string separated by ';' / newlines).
+
+        ``variables``: explicit order; default = order of first appearance. Raises
+        PolynomialSyntaxError (polynomial index + character position) on malformed input,
+        ValueError for an unknown variable when ``variables`` is given.
+        """
+        if isinstance(polys, str):
+            polys = [p for p in re.split(r"[;\n]", polys) if p.strip()]
+        polys = list(polys)
+        if not polys:
+            raise ValueError("no polynomials given")
+        found: list[str] = []
+        for i, text in enumerate(polys):
+            if not isinstance(text, str):
+                raise TypeError(f"polynomial {i} is not a string: {text!r}")
+            for name in _names_in(text, i):
+                if name not in found:
+                    found.append(name)
+        if variables is None:
+            variables = found
+        else:
+            variables = list(variables)
+            unknown = [v for v in found if v not in variables]
+            if unknown:
+                i, pos = next((i, m.start()) for i, t in enumerate(polys)
+                              for m in re.finditer(r"[A-Za-z_][A-Za-z_0-9]*", t)
+                              if m.group() == unknown[0])
+                raise PolynomialSyntaxError(i, pos, polys[i],
+                                            f"unknown variable {unknown[0]!r} (variables: "
+                                            f"{', '.join(variables)})")
+        varindex = {v: k for k, v in enumerate(variables)}
+        parsed = [_Parser(t, i, varindex).parse() for i, t in enumerate(polys)]
+        return cls(tuple(variables), tuple(parsed))
+
+    @classmethod
+    def from_dicts(cls, variables: Sequence[str],
+                   polys: Iterable[Mapping[Sequence[int], object]]) -> "PolynomialSystem":
+        """Build from dictionaries {exponent tuple: coefficient (int/Fraction/float/complex)}.
+
+        Raises ValueError for exponents of the wrong length or negative, non-finite coefficients.
+        """
+        n = len(variables)
+        out = []
+        for i, p in enumerate(polys):
+            q: Poly = {}
+            for e, c in dict(p).items():
+                e = tuple(int(a) for a in e)
+                if len(e) != n or min(e, default=0) < 0:
+                    raise ValueError(f"polynomial {i}: exponent {e} is not {n} nonnegative ints")
+                try:
+                    c = _clean_coeff(c)
+                except (ValueError, TypeError) as err:
+                    raise ValueError(f"polynomial {i}, exponent {e}: {err}") from None
+                q[e] = q.get(e, 0) + c
+            out.append({e: c for e, c in q.items() if c != 0})
+        return cls(tuple(variables), tuple(out))
+
+    # ---- basic properties
+    @property
+    def n_vars(self) -> int:
+        return len(self.variables)
+
+    @property
+    def n_equations(self) -> int:
+        return len(self.polynomials)
+
+    @property
+    def degrees(self) -> tuple[int, ...]:
+        return tuple(max((sum(e) for e in p), default=0) for p in self.polynomials)
+
+    @property
+    def is_exact(self) -> bool:
+        return all(isinstance(c, Fraction) for p in self.polynomials for c in p.values())
+
+    def __repr__(self) -> str:
+        shown = "; ".join(self.to_strings()[:3])
+        more = f"; ... ({self.n_equations} equations)" if self.n_equations > 3 else ""
+        return (f"PolynomialSystem(vars={list(self.variables)}, degrees={list(self.degrees)}: "
+                f"{shown[:200]}{more})")
+
+    # ---- string forms
+    def to_strings(self) -> list[str]:
+        """Human-readable strings (``^`` powers), parseable by ``from_strings``."""
+        return [self._poly_str(p, self.variables, phc=False) for p in self.polynomials]
+
+    def to_phc_strings(self, names: Sequence[str] | None = None) -> list[str]:
+        """PHCpack input strings, each ending in ';'.
+
+        ``names``: variable names to write (default: ``variables``). Raises ValueError for names
+        that PHCpack misreads (e, E, zz<digits>, ss<digits>): pass safe ``names`` instead.
+        """
+        names = list(names or self.variables)
+        if len(names) != self.n_vars:
+            raise ValueError(f"{len(names)} names for {self.n_vars} variables")
+        bad = [v for v in names if _PHC_FORBIDDEN.match(v)]
+        if bad:
+            raise ValueError(f"variable names {bad} are misread by PHCpack; pass names=")
+        return [self._poly_str(p, names, phc=True) + ";" for p in self.polynomials]
+
+    @staticmethod
+    def _poly_str(p: Poly, names: Sequence[str], phc: bool) -> str:
+        if not p:
+            return "0"
+        terms = []
+        for e, c in sorted(p.items(), key=lambda t: (-sum(t[0]), t[0])):
+            mono = "*".join(f"{v}^{k}" if k > 1 else v for v, k in zip(names, e) if k)
+            if phc:
+                cs = _phc_coeff(c)
+                terms.append(f"{cs}*{mono}" if mono else cs)
+                continue
+            neg = isinstance(c, Fraction) and c < 0
+            a = -c if neg else c
+            cs = _readable(a)
+            t = mono if (a == 1 and mono) else (f"{cs}*{mono}" if mono else cs)
+            terms.append(("- " if neg else "+ ") + t)
+        if phc:
+            return " + ".join(terms)
+        out = " ".join(terms)
+        return out[2:] if out.startswith("+ ") else "-" + out[2:]
+
+    # ---- compiled numeric form
+    @cached_property
+    def _compiled(self):
+        """Distinct monomials U (u, n) and linear maps monomials -> values / Jacobian entries."""
+        m, n = self.n_equations, self.n_vars
+        index: dict[tuple[int, ...], int] = {}
+
+        def idx(e):
+            return index.setdefault(e, len(index))
+        f_rows, f_cols, f_vals = [], [], []
+        j_rows, j_cols, j_vals = [], [], []
+        a_rows, a_cols, a_vals = [], [], []
+        for i, p in enumerate(self.polynomials):
+            for e, c in p.items():
+                c = complex(c)
+                f_rows.append(idx(e)); f_cols.append(i); f_vals.append(c)
+                a_rows.append(idx(e)); a_cols.append(i); a_vals.append(abs(c))
+                for k in range(n):
+                    if e[k]:
+                        d = e[:k] + (e[k] - 1,) + e[k + 1:]
+                        j_rows.append(idx(d)); j_cols.append(i * n + k); j_vals.append(c * e[k])
+        u = len(index)
+        U = np.zeros((max(u, 1), n), dtype=np.int64)
+        for e, r in index.items():
+            U[r] = e
+        u = max(u, 1)
+
+        def mat(r, c, v, cols, dtype=complex):
+            # stored transposed (cols, u) in CSR: sparse products need no BLAS, whose threads
+            # cost 30x on these tiny products when the cores are busy (measured)
+            return sp.csr_matrix((np.asarray(v, dtype=dtype), (c, r)), shape=(cols, u))
+        return (U, int(U.max(initial=0)), mat(f_rows, f_cols, f_vals, m),
+                mat(j_rows, j_cols, j_vals, m * n), mat(a_rows, a_cols, a_vals, m, float))
+
+    @staticmethod
+    def _apply(mon: np.ndarray, Mt) -> np.ndarray:
+        """mon (p, u) times the linear map stored transposed as Mt (cols, u) -> (p, cols)."""
+        return (Mt @ mon.T).T
+
+    @cached_property
+    def _factors(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per distinct monomial, its (variable, exponent) factors padded to the longest:
+        idx, ex (u, L) int; padding (0, 0) contributes x_0^0 = 1."""
+        U = self._compiled[0]
+        L = max(int((U > 0).sum(axis=1).max(initial=0)), 1)
+        idx = np.zeros((U.shape[0], L), dtype=np.int64)
+        ex = np.zeros((U.shape[0], L), dtype=np.int64)
+        for r, row in enumerate(U):
+            nz = np.flatnonzero(row)
+            idx[r, :len(nz)], ex[r, :len(nz)] = nz, row[nz]
+        return idx, ex
+
+    def _monomials(self, X: np.ndarray) -> np.ndarray:
+        """All distinct monomials at X (p, n) -> (p, u): a power table and L gathers."""
+        _, dmax, *_ = self._compiled
+        idx, ex = self._factors
+        P = X[:, :, None] ** np.arange(dmax + 1)            # (p, n, dmax + 1)
+        mon = P[:, idx[:, 0], ex[:, 0]]
+        for col in range(1, idx.shape[1]):
+            mon = mon * P[:, idx[:, col], ex[:, col]]
+        return mon
+
+    def _check_points(self, X) -> tuple[np.ndarray, bool]:
+        X = np.asarray(X)
+        single = X.ndim == 1
+        X = np.atleast_2d(X).astype(complex, copy=False)
+        if X.ndim != 2 or X.shape[1] != self.n_vars:
+            raise ValueError(f"points must have shape (p, {self.n_vars}) or ({self.n_vars},); "
+                             f"got {np.shape(X)}")
+        if not np.all(np.isfinite(X)):
+            raise ValueError("points contain NaN or infinite coordinates")
+        return X, single
+
+    def evaluate(self, X) -> np.ndarray:
+        """Values at points. X: complex (p, n) or (n,) -> complex128 (p, m) or (m,).
+
+        Raises ValueError for a wrong shape or NaN/inf coordinates."""
+        X, single = self._check_points(X)
+        out = self.evaluate_fast(X)
+        return out[0] if single else out
+
+    def jacobian(self, X) -> np.ndarray:
+        """Jacobians at points. X: (p, n) or (n,) -> complex128 (p, m, n) or (m, n)."""
+        X, single = self._check_points(X)
+        out = self.jacobian_fast(X)
+        return out[0] if single else out
+
+    def evaluate_fast(self, X: np.ndarray) -> np.ndarray:
+        """Unchecked ``evaluate`` for (p, n) complex128 input (hot path of the tracker)."""
+        return self.evaluate_and_jacobian(X, jacobian=False)[0]
+
+    def jacobian_fast(self, X: np.ndarray) -> np.ndarray:
+        return self.evaluate_and_jacobian(X)[1]
+
+    def evaluate_and_jacobian(self, X: np.ndarray, jacobian: bool = True
+                              ) -> tuple[np.ndarray, np.ndarray | None]:
+        """Both at once from one monomial table: (p, m), (p, m, n). Unchecked input.
+
+        A randomized system is evaluated through its sparse original and R (cheaper than its
+        dense expanded form)."""
+        if self.randomization is not None:
+            f, J = self.original.evaluate_and_jacobian(X, jacobian)
+            R = self.randomization
+            return (np.matmul(f, R.T), np.matmul(R, J) if jacobian else None)
+        _, _, MF, MJ, _ = self._compiled
+        mon = self._monomials(X)
+        f = self._apply(mon, MF)
+        if not jacobian:
+            return f, None
+        return f, self._apply(mon, MJ).reshape(X.shape[0], self.n_equations, self.n_vars)
+
+    def residual(self, X) -> np.ndarray:
+        """Backward error per point: max_i |f_i(x)| / sum_t |c_it| prod_j max(1, |x_j|)^e_tj.
+
+        A mixed absolute/relative measure: relative to the size of the terms for large
+        coordinates, relative to the coefficients near 0 (where a purely componentwise measure
+        would reject every approximation of a root at 0). Cf. the scaled residuals of Bertini
+        and PHCpack; Higham, *Accuracy and Stability of Numerical Algorithms*, §7.2.
+        X: (p, n) -> float64 (p,) (or a scalar for (n,))."""
+        X, single = self._check_points(X)
+        _, _, MF, _, MA = self._compiled
+        num = np.abs(self._apply(self._monomials(X), MF))
+        den = self._apply(self._monomials(np.maximum(np.abs(X), 1.0)).real, MA)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = np.where(num == 0, 0.0, num / np.where(den == 0, 1.0, den))
+        out = r.max(axis=1)
+        return out[0] if single else out
+
+    # ---- mpmath
+    def _coeff_mp(self, c: Coeff):
+        if isinstance(c, Fraction):
+            return mpmath.mpf(c.numerator) / c.denominator
+        return mpmath.mpc(c.real, c.imag)
+
+    def evaluate_mp(self, x: Sequence, dps: int = 50) -> list:
+        """Values at one point in mpmath with ``dps`` digits: list of m mpc."""
+        with mpmath.workdps(dps):
+            xs = [mpmath.mpc(v) for v in x]
+            if len(xs) != self.n_vars:
+                raise ValueError(f"point has {len(xs)} coordinates, expected {self.n_vars}")
+            out = []
+            for p in self.polynomials:
+                s = mpmath.mpc(0)
+                for e, c in p.items():
+                    t = self._coeff_mp(c)
+                    for v, k in zip(xs, e):
+                        if k:
+                            t *= v ** k
+                    s += t
+                out.append(s)
+            return out
+
+    def jacobian_mp(self, x: Sequence, dps: int = 50) -> "mpmath.matrix":
+        """Jacobian at one point in mpmath: mpmath.matrix (m, n)."""
+        with mpmath.workdps(dps):
+            xs = [mpmath.mpc(v) for v in x]
+            if len(xs) != self.n_vars:
+                raise ValueError(f"point has {len(xs)} coordinates, expected {self.n_vars}")
+            J = mpmath.matrix(self.n_equations, self.n_vars)
+            for i, p in enumerate(self.polynomials):
+                for e, c in p.items():
+                    for k in range(self.n_vars):
+                        if not e[k]:
+                            continue
+                        t = self._coeff_mp(c) * e[k]
+                        for j, (v, a) in enumerate(zip(xs, e)):
+                            a = a - 1 if j == k else a
+                            if a:
+                                t *= v ** a
+                        J[i, k] += t
+            return J
+
+    # ---- derived systems
+    def randomize(self, k: int, rng: np.random.Generator | int | None = None
+                  ) -> "PolynomialSystem":
+        """k random complex combinations R @ F (R: (k, m), entries standard complex normal).
+
+        Returns a new system with ``original=self`` (or ``self.original`` if already randomized)
+        and ``randomization=R``. Components of V(F) of dimension >= n - k stay components of
+        V(R F) (Bertini's theorem; Sommese–Wampler 2005, §13.5); new spurious ones may appear and
+        must be removed by checking ``original``. Raises ValueError unless 1 <= k <= m."""
+        if not 1 <= k <= self.n_equations:
+            raise ValueError(f"k must be in 1..{self.n_equations}, got {k}")
+        rng = np.random.default_rng(rng)
+        R = (rng.standard_normal((k, self.n_equations))
+             + 1j * rng.standard_normal((k, self.n_equations))) / math.sqrt(2)
+        polys = []
+        for row in R:
+            q: Poly = {}
+            for r, p in zip(row, self.polynomials):
+                for e, c in p.items():
+                    q[e] = q.get(e, 0) + complex(r) * complex(c)
+            polys.append(q)
+        base = self.original if self.original is not None else self
+        Rtot = R if self.randomization is None else R @ self.randomization
+        return PolynomialSystem(self.variables, tuple(polys), original=base, randomization=Rtot)
+
+    def to_json(self) -> dict:
+        return {"variables": list(self.variables), "polynomials": self.to_strings()}
+
+
+def _readable(c: Coeff) -> str:
+    if isinstance(c, Fraction):
+        return f"({c})" if c.denominator != 1 else str(c)
+    if c.imag == 0:
+        return f"({c.real!r})"
+    return f"({c.real!r}{'+' if c.imag >= 0 else '-'}{abs(c.imag)!r}*I)"
