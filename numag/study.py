@@ -145,15 +145,15 @@ class StudyContext:
 
 
 def claims_table(claims: list[Claim]) -> str:
-    rows = ["| | claim | source | evidence |", "|---|---|---|---|"]
-    rows += [f"| {c.mark} | {c.text} | {c.source} | {c.evidence} |" for c in claims]
-    return "\n".join(rows)
+    return md_table(["", "claim", "source", "evidence"],
+                    [[c.mark, c.text, c.source, c.evidence] for c in claims])
 
 
 def md_table(header: list[str], rows: list[list[Any]]) -> str:
-    """A Markdown table."""
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(str(x) for x in row) + " |" for row in rows]
+    """A Markdown table (a '|' inside a cell, as in |x|, is escaped)."""
+    cell = lambda x: str(x).replace("|", "\\|")
+    out = ["| " + " | ".join(map(cell, header)) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(cell(x) for x in row) + " |" for row in rows]
     return "\n".join(out)
 
 
