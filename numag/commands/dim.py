@@ -25,15 +25,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    arch = architecture_from(args)
-    method = args.method or ("mp" if arch.kind == "softmax" else "exact")
-    result = dimension(arch, method=method, seed=args.seed, trials=args.trials,
-                       n_inputs=args.inputs, dps=args.digits)
+    result = compute(args)
     if args.json:
         print_json(result.to_json())
     else:
         print(render(result))
     return 0
+
+
+def json_result(args: argparse.Namespace) -> dict:
+    """What `--json` prints (the hook numag.sweep calls for 'dim' tasks)."""
+    return compute(args).to_json()
+
+
+def compute(args: argparse.Namespace) -> DimensionResult:
+    arch = architecture_from(args)
+    method = args.method or ("mp" if arch.kind == "softmax" else "exact")
+    return dimension(arch, method=method, seed=args.seed, trials=args.trials,
+                     n_inputs=args.inputs, dps=args.digits)
 
 
 def render(r: DimensionResult) -> str:

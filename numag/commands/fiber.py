@@ -19,16 +19,29 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--weights", metavar="FILE", help="W0 from a JSON weights file instead "
                    "(format: README); its widths and ranks define the architecture")
     p.add_argument("--seed", type=int, default=0, help="seed of every random choice")
-    bb = p.add_mutually_exclusive_group()
-    bb.add_argument("--blackbox", dest="blackbox", action="store_true", default=None,
-                    help="also run PHCpack's blackbox decomposition (default: ≤ 6 unknowns)")
-    bb.add_argument("--no-blackbox", dest="blackbox", action="store_false")
+    p.add_argument("--blackbox", choices=("auto", "yes", "no"), default="auto",
+                   help="also run PHCpack's blackbox decomposition as a check (auto: on at "
+                        "most 6 unknowns)")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                    help="monodromy budget per start point (a partial result is flagged)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def run(args: argparse.Namespace) -> int:
+    result = compute(args)
+    if args.json:
+        print_json(to_cli_json(result))
+    else:
+        print(render(result))
+    return 0
+
+
+def json_result(args: argparse.Namespace) -> dict:
+    """What `--json` prints (the hook numag.sweep calls for 'fiber' tasks)."""
+    return to_cli_json(compute(args))
+
+
+def compute(args: argparse.Namespace) -> FiberDecomposition:
     if args.weights:
         arch, layers = load_weights(args.weights)
         if args.widths or args.ranks:
@@ -40,13 +53,9 @@ def run(args: argparse.Namespace) -> int:
         if not args.widths or not args.ranks:
             raise ValueError("give --widths and --ranks, or --weights FILE")
         arch, layers = architecture_from(args), None
-    result = fiber(arch, layers, kind=args.point, seed=args.seed, blackbox=args.blackbox,
-                   timeout=args.timeout)
-    if args.json:
-        print_json(to_cli_json(result))
-    else:
-        print(render(result))
-    return 0
+    blackbox = {"auto": None, "yes": True, "no": False}[args.blackbox]
+    return fiber(arch, layers, kind=args.point, seed=args.seed, blackbox=blackbox,
+                 timeout=args.timeout)
 
 
 def to_cli_json(r: FiberDecomposition) -> dict:
