@@ -17,7 +17,7 @@ import numpy as np
 
 from .architecture import Architecture, LayerWeights
 from .arith import ModularArithmetic, random_prime
-from .dimension import dimension
+from .dimension import ROWS_PER_INPUT, dimension
 from .jacobian import saturated_rank
 from .rank import rank_mod_p
 
@@ -92,7 +92,7 @@ def _jacobian_rank(arch: Architecture, layers, rng: np.random.Generator) -> int:
     point = [LayerWeights(*(ops.convert(m) for m in layer)) for layer in layers]
     cap = dimension(arch, method="exact", seed=0).upper_bound
     return saturated_rank(arch, ops, lambda J: rank_mod_p(J, ops.p), rng, cap=cap,
-                          layers=point, rows_per_input=8).rank.rank
+                          layers=point, rows_per_input=ROWS_PER_INPUT).rank.rank
 
 
 def swap(layer: LayerWeights) -> LayerWeights:
