@@ -124,7 +124,8 @@ class PreimageData:
     y: np.ndarray
 
 
-def _norm(x: np.ndarray):
+def norm(x: np.ndarray):
+    """Euclidean norm of a float64 array (float) or of an object array of mpmath reals (mpf)."""
     x = np.asarray(x).reshape(-1)
     if x.dtype == object:
         return mpmath.sqrt(mpmath.fsum(v * v for v in x))
@@ -194,7 +195,7 @@ def preimage_candidates(T: np.ndarray, rng: np.random.Generator) -> PreimageData
         ValueError: T is zero (its preimage is {A = 0} ∪ {V = 0}, no recovery needed).
     """
     d_out, d = T.shape[0], T.shape[1]
-    normT = _norm(T)
+    normT = norm(T)
     if normT == 0:
         raise ValueError("the zero tensor has the preimage {A = 0} ∪ {V = 0}; nothing to recover")
     mp = T.dtype == object
@@ -219,9 +220,9 @@ def preimage_candidates(T: np.ndarray, rng: np.random.Generator) -> PreimageData
     cands = []
     for z, how in zs:
         V = v_from_slice(Ty, z)
-        if _norm(V) == 0:
+        if norm(V) == 0:
             continue
         A = a_from_v(T, V)
-        cands.append(Candidate(A, V, _norm(tensor(A, V) - T) / normT, how))
+        cands.append(Candidate(A, V, norm(tensor(A, V) - T) / normT, how))
     cands.sort(key=lambda c: c.residual)
     return PreimageData(eig, tuple(cands), alpha, y)

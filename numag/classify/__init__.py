@@ -1,0 +1,170 @@
+"""Classify a point of a single-layer lightning neuromanifold M_{d,d',a}: zero, singular, boundary,
+smooth (or undecided), with evidence computed independently of the rules.
+
+The labels follow the rules of paper-notes §2, read from ranks of A and V decided at a chosen
+precision with an explicit tolerance and margin; the evidence (Jacobian ranks on the fiber,
+nearby tangent spaces, outside points of the Zariski closure) is checked against them.
+
+Modules:
+    precision       Precision, Decision, threshold_rank / threshold_zero, SVD at a precision.
+    rules           LABELS, rule_labels (paper-notes §2) and the rank / u ∥ w decisions.
+    fiber           points of the fiber over φ on each branch.
+    evidence        Evidence, FiberPoint: Jacobian ranks there, nearby tangent spaces, agreement.
+    ambient         Membership, membership: is an ambient tensor in M (preimage recovery).
+    boundary        probes: real points of the Zariski closure outside M near φ.
+    classification  Classification, the result record.
+    inputs          validation of the input matrices, tensors and shapes.
+This module: the entry points classify_weights / classify_av / classify_tensor / classify_point.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..tensor import check_tensor
+from .ambient import Membership, membership
+from .classification import Classification
+from .evidence import NEARBY_POINTS, Evidence, FiberPoint, agreement, collect_evidence
+from .inputs import check_a, check_array, check_matrix, check_shape
+from .precision import (Decision, Precision, singular_values, svd, threshold_rank,
+                        threshold_zero)
+from .rules import LABELS, rank_decisions, rule_labels
+
+__all__ = ["LABELS", "NEARBY_POINTS", "Classification", "Decision", "Evidence", "FiberPoint",
+           "Membership", "Precision", "classify_av", "classify_point", "classify_tensor",
+           "classify_weights", "membership", "rule_labels", "singular_values", "svd",
+           "threshold_rank", "threshold_zero"]
+
+
+def classify_weights(Q: np.ndarray, K: np.ndarray, V: np.ndarray,
+                     precision: Precision | None = None, seed: int = 0,
+                     evidence: bool = True) -> Classification:
+    """Classify φ_W for single-layer weights W = (Q, K, V), A = Kᵀ Q (paper-notes §1).
+
+    Args:
+        Q, K: (a, d); V: (d', d). Fractions (exact, as read by numag.io), ints, floats or mpf.
+        precision: Precision() (50 digits) by default.
+        seed: seeds the random inputs, fiber samples and probes of the evidence.
+        evidence: compute the Evidence (Jacobian ranks, probes); costly for large shapes.
+    Returns:
+        Classification.
+    Raises:
+        ValueError: inconsistent shapes, d < 2, NaN or infinite entries.
+    """
+    Q, K, V = (check_matrix(m, n) for m, n in ((Q, "Q"), (K, "K"), (V, "V")))
+    if Q.shape != K.shape or V.shape[1] != Q.shape[1]:
+        raise ValueError(f"Q {Q.shape}, K {K.shape} must both be (a, d) and V {V.shape} (d', d)")
+    a, d = Q.shape
+    A = K.T.dot(Q)                                   # exact for Fraction input
+    return _classify(A, V, (d, V.shape[0], a), precision or Precision(), seed, evidence,
+                     "weights (Q, K, V)", qkv=(Q, K, V))
+
+
+def classify_av(A: np.ndarray, V: np.ndarray, a: int, precision: Precision | None = None,
+                seed: int = 0, evidence: bool = True) -> Classification:
+    """Classify the point T(A, V) of M_{d,d',a} given by A (d, d) and V (d', d).
+
+    Raises:
+        ValueError: wrong shapes, d < 2, NaN/infinite entries, or rk A > a decided (then (A, V)
+            is not a point of M_{d,d',a}).
+    """
+    A, V = check_matrix(A, "A"), check_matrix(V, "V")
+    if A.shape[0] != A.shape[1] or V.shape[1] != A.shape[0]:
+        raise ValueError(f"A must be (d, d) and V (d', d), got A {A.shape}, V {V.shape}")
+    check_a(a)
+    return _classify(A, V, (A.shape[0], V.shape[0], int(a)), precision or Precision(), seed,
+                     evidence, "(A, V)")
+
+
+def classify_tensor(T: np.ndarray, a: int, precision: Precision | None = None, seed: int = 0,
+                    evidence: bool = True) -> Classification:
+    """Classify an ambient point T (d', d, d, d) (paper-notes §1): recover a real preimage, or
+    report "not in M" (labels ()) with the residual.
+
+    Raises:
+        ValueError: T not of shape (d', d, d, d), not symmetric in its middle indices, NaN/inf.
+    """
+    T = np.asarray(T)
+    check_a(a)
+    if T.ndim != 4:
+        raise ValueError(f"an ambient point is a 4-index tensor (d', d, d, d), got shape {T.shape}")
+    T = check_tensor(check_array(T, "tensor"), T.shape[1], T.shape[0])
+    prec = precision or Precision()
+    d_out, d = T.shape[0], T.shape[1]
+    shape = (d, d_out, int(a))
+    check_shape(shape)
+    if all(x == 0 for x in T.flat):
+        zA, zV = np.zeros((d, d), dtype=int), np.zeros((d_out, d), dtype=int)
+        mem = Membership(True, 0.0, "T = 0 = T(0, V) for every V")
+        return _classify(zA, zV, shape, prec, seed, evidence, "ambient tensor", member=mem)
+    mem, av = membership(T, a, prec, seed)
+    if mem.in_M:
+        return _classify(av[0], av[1], shape, prec, seed, evidence, "ambient tensor",
+                         member=mem)
+    labels = ("undecided",) if mem.in_M is None else ()
+    alts = (("not in M",), ("in M",)) if mem.in_M is None else ()
+    margin = mem.residual_decision.margin if mem.residual_decision else math.inf
+    return Classification(shape, labels, (), {"A": None, "V": None}, (), margin, prec,
+                          "ambient tensor", alts, membership=mem, seed=seed,
+                          notes=(mem.reason,))
+
+
+def classify_point(point, precision: Precision | None = None, seed: int = 0,
+                   evidence: bool = True) -> Classification:
+    """Classify a numag.io.SingleLayerPoint ('weights', 'AV' or 'tensor')."""
+    d, d_out, a = point.shape
+    if point.kind == "weights":
+        return classify_weights(*(point.arrays[k] for k in "QKV"), precision, seed, evidence)
+    if point.kind == "AV":
+        return classify_av(point.arrays["A"], point.arrays["V"], a, precision, seed, evidence)
+    if point.kind == "tensor":
+        return classify_tensor(point.arrays["T"], a, precision, seed, evidence)
+    raise ValueError(f"unknown point kind {point.kind!r}")
+
+
+def _classify(A_in, V_in, shape, prec: Precision, seed: int, want_evidence: bool, source: str,
+              qkv=None, member: Membership | None = None) -> Classification:
+    check_shape(shape)
+    with prec.context():
+        A, V = prec.convert(A_in), prec.convert(V_in)
+        decs, ranks, combos = rank_decisions(A, V, shape, prec, source)
+        labels, kinds, alts, notes = _labels(combos, shape, prec)
+        margin, margin_notes = _margin(decs, alts)
+        ev = (collect_evidence(A, V, shape, prec, seed, decs, qkv, (A_in, V_in))
+              if want_evidence else None)
+    agree = agreement(labels, ev)
+    notes += margin_notes + [f"{k}: rule and evidence DISAGREE"
+                             for k, v in agree.items() if v == "DISAGREE"]
+    return Classification(shape, labels, kinds, ranks, decs, margin, prec, source, alts, ev,
+                          agree, member, tuple(notes), seed)
+
+
+def _labels(combos: list, shape, prec: Precision):
+    """(labels, kinds, alternatives, notes) over every (rk A, rk V, u ∥ w) still possible:
+    one label set, or ("undecided",) with the alternatives."""
+    # rule_labels is looked up here, in the package namespace, so a replaced rule takes effect
+    label_sets: dict = {}
+    for rA, rV, par in combos:
+        labels, kinds = rule_labels(*shape, rA, rV, par)
+        label_sets.setdefault(labels, kinds)
+    if len(label_sets) == 1:
+        (labels, kinds), = label_sets.items()
+        return labels, kinds, (), []
+    alts = tuple(sorted(label_sets))
+    notes = ["undecided: the margins at this precision leave " +
+             " or ".join("{" + ", ".join(x) + "}" for x in alts)]
+    if prec.is_float:
+        notes.append("float64 cannot tell a special class from a neighbour within rounding "
+                     "(≈1e-16 relative): use mpmath digits on exact input")
+    return ("undecided",), (), alts, notes
+
+
+def _margin(decs: tuple[Decision, ...], alts: tuple) -> tuple[float, list[str]]:
+    """Smallest margin of the decisions that matter, and notes on those that do not."""
+    if alts:
+        return min((x.margin for x in decs), default=math.inf), []
+    # an undecided rank that cannot change the labels (e.g. rk V in {3, 4}) does not count
+    margin = min((x.margin for x in decs if x.decided), default=math.inf)
+    return margin, [f"{x.quantity} undecided ({list(x.candidates)}) but the labels are the same "
+                    "for every candidate" for x in decs if not x.decided]

@@ -1,0 +1,115 @@
+"""Boundary probes: real points of the Zariski closure of M without a real preimage, near φ.
+
+[derived] (paper-notes §2): the real points of the Zariski closure outside M are c ⊗ S ⊗ v with
+S semidefinite of rank 2; φ is on the boundary when such points come arbitrarily close.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tensor import eigh, tensor
+from .ambient import membership
+from .precision import (Decision, Precision, json_num, nearby_epsilon, norm, rank1_factors,
+                        threshold_zero, work_digits)
+
+
+def boundary_probe(exact, shape: tuple[int, int, int], prec: Precision, seed: int,
+                   decs: tuple[Decision, ...], notes: list) -> tuple[str, list[dict]]:
+    """Boundary verdict ('boundary', 'not boundary', 'not probed', 'inconclusive') and probes.
+
+    Args:
+        exact: the input (A, V), read exactly (Fractions, ints, floats or mpf).
+        decs: rank A, rank V decisions (numag.classify.rules.rank_decisions).
+        notes: receives how the verdict was reached.
+    """
+    dA, dV = decs[0], decs[1]
+    if dA.candidates == (0,) or dV.candidates == (0,):
+        return _probe_zero(shape, prec, seed, notes)
+    if not (dA.candidates == (1,) and dV.candidates == (1,)):
+        notes.append("no rank-1 factors (rk A or rk V ≥ 2, or undecided): no outside point "
+                     "constructed ([derived] real points of the Zariski closure outside M are "
+                     "c ⊗ S ⊗ v with S semidefinite of rank 2)")
+        return "not probed", []
+    return _probe_rank1(exact, shape, prec, seed, notes)
+
+
+def _probe_precision(prec: Precision) -> Precision:
+    """2·digits + 10 digits, decided at tolerance² and margin²: the probed quantities are
+    quadratic in the distance to the boundary."""
+    return Precision(work_digits(prec), prec.tolerance ** 2, prec.min_margin ** 2)
+
+
+def _probe_zero(shape, prec: Precision, seed: int, notes: list) -> tuple[str, list[dict]]:
+    """φ = 0: the points ε·c ⊗ S ⊗ v (S = x xᵀ + y yᵀ random) for ε and ε²."""
+    d, d_out, a = shape
+    eps = nearby_epsilon(prec)
+    wprec = _probe_precision(prec)
+    rng = np.random.default_rng([seed, 2])
+    with wprec.context():
+        ops = wprec.ops()
+        c, v, x, y = (ops.random(rng, (n,)) for n in (d_out, d, d, d))
+        psi = _outer3(c, np.outer(x, x) + np.outer(y, y), v)
+        probes = [_probe(psi * s, None, a, prec, seed) for s in (eps, eps * eps)]
+    if all(p["in_M"] is False for p in probes):
+        notes.append("points ε·c ⊗ S ⊗ v (S semidefinite of rank 2) of the Zariski "
+                     "closure have no real preimage, for ε → 0: zero is on the boundary")
+        return "boundary", probes
+    notes.append("boundary probe: membership of the outside points not decided")
+    return "inconclusive", probes
+
+
+def _probe_rank1(exact, shape, prec: Precision, seed: int, notes: list) -> tuple[str, list[dict]]:
+    """rk A = rk V = 1: the nearest outside point c ⊗ S' ⊗ v.
+
+    For A = u vᵀ, V = c wᵀ, S = sym(u wᵀ) has eigenvalues λ± with |λ₋/λ₊| = tan²(θ/2) (θ the
+    angle of u, w): the outside points c ⊗ S' ⊗ v are at distance ≈ |λ₋/λ₊|, a quadratic quantity,
+    so it is computed from the exact input at 2·digits + 10 digits and decided at tolerance².
+    """
+    d, a = shape[0], shape[2]
+    eps = nearby_epsilon(prec)
+    wprec = _probe_precision(prec)
+    with wprec.context():
+        A, V = wprec.convert(exact[0]), wprec.convert(exact[1])
+        (u, v), (c, w) = rank1_factors(A, wprec), rank1_factors(V, wprec)
+        S = (np.outer(u, w) + np.outer(w, u)) / 2
+        vals, vecs = eigh(S)
+        i, j = sorted(range(d), key=lambda k: -abs(vals[k]))[:2]
+        rho = abs(vals[j]) / abs(vals[i])
+        flat = threshold_zero("|λ₋/λ₊| of S = sym(u wᵀ)", rho, wprec)
+        # S': λ₋ replaced by ε·|λ₊| with the sign of λ₊, so S' is semidefinite of rank 2
+        sign = 1 if vals[i] > 0 else -1
+        S2 = S + (sign * eps * abs(vals[i]) - vals[j]) * np.outer(vecs[:, j], vecs[:, j])
+        probe = _probe(_outer3(c, S2, v), tensor(A, V), a, prec, seed)
+    probe.update(eigenvalue_ratio=float(rho), eigenvalue_ratio_margin=json_num(flat.margin),
+                 eigenvalue_ratio_tolerance=wprec.tolerance)
+    return _rank1_verdict(probe, flat, rho, notes), [probe]
+
+
+def _rank1_verdict(probe: dict, flat: Decision, rho, notes: list) -> str:
+    if probe["in_M"] is not False:
+        notes.append("boundary probe: the constructed outside point was not shown outside M")
+        return "inconclusive"
+    if flat.candidates == (0,):
+        notes.append(f"S = sym(u wᵀ) has rank 1, so c ⊗ S' ⊗ v with S' semidefinite of rank 2 at "
+                     f"distance {probe['distance']:.2g} (→ 0 with ε) has no real preimage: "
+                     "boundary")
+        return "boundary"
+    if flat.candidates == (1,):
+        notes.append(f"S = sym(u wᵀ) is indefinite (|λ₋/λ₊| = {float(rho):.3g}): the nearest "
+                     f"outside point c ⊗ S' ⊗ v is at relative distance {probe['distance']:.3g}; "
+                     "[derived] every outside point of the Zariski closure has this form")
+        return "not boundary"
+    return "inconclusive"
+
+
+def _outer3(c, S, v):
+    """c ⊗ S ⊗ v as a (d', d, d, d) tensor; equals T(u vᵀ, c wᵀ) for S = sym(u wᵀ)."""
+    return c[:, None, None, None] * S[None, :, :, None] * v[None, None, None, :]
+
+
+def _probe(psi, T0, a: int, prec: Precision, seed: int) -> dict:
+    """Membership of the outside point psi and its relative distance to T0 (or norm, T0 None)."""
+    mem, _ = membership(psi, a, prec, seed)
+    dist = norm(psi - T0) / norm(T0) if T0 is not None else norm(psi)
+    return {"distance": float(dist), "in_M": mem.in_M, "residual": mem.residual,
+            "reason": mem.reason}

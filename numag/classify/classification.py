@@ -1,0 +1,66 @@
+"""The result of classifying one point: labels, decisions, evidence and their agreement."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .evidence import Evidence
+from .ambient import Membership
+from .precision import Decision, Precision, fmt, json_num
+
+
+@dataclass(frozen=True)
+class Classification:
+    """The class of one point of M_{d,d',a}, with its decisions, evidence and agreement.
+
+    Attributes:
+        shape: (d, d', a).
+        labels: subset of LABELS; ("undecided",) when the margins do not settle the class;
+            () for an ambient point that is not in M (see membership).
+        kinds: kinds of singularity (rule-based).
+        ranks: {"A": rank, "V": rank} read at the tolerance (see decisions for margins).
+        decisions: rank A, rank V and, for rank-1 points, u ∥ w.
+        margin: smallest margin among the decisions (an undecided decision that cannot change
+            the labels is left out and noted).
+        alternatives: the label sets still possible when undecided.
+        evidence: Evidence, or None when not computed.
+        agreement: {"singular": ..., "boundary": ...}: agree / DISAGREE / inconclusive / not probed.
+        membership: for ambient input, the recovery result.
+        source: 'weights (Q, K, V)', '(A, V)' or 'ambient tensor'.
+    """
+
+    shape: tuple[int, int, int]
+    labels: tuple[str, ...]
+    kinds: tuple[str, ...]
+    ranks: dict
+    decisions: tuple[Decision, ...]
+    margin: float
+    precision: Precision
+    source: str
+    alternatives: tuple[tuple[str, ...], ...] = ()
+    evidence: Evidence | None = None
+    agreement: dict = field(default_factory=dict)
+    membership: Membership | None = None
+    notes: tuple[str, ...] = ()
+    seed: int = 0
+
+    @property
+    def digits(self) -> int | None:
+        return self.precision.digits
+
+    def to_json(self) -> dict:
+        return {"labels": list(self.labels), "ranks": dict(self.ranks),
+                "margin": json_num(self.margin), "evidence": (self.evidence.to_json()
+                                                              if self.evidence else None),
+                "digits": self.digits, "precision": self.precision.to_json(),
+                "shape": {"d": self.shape[0], "d_out": self.shape[1], "a": self.shape[2]},
+                "kinds": list(self.kinds), "decisions": [x.to_json() for x in self.decisions],
+                "alternatives": [list(x) for x in self.alternatives],
+                "agreement": dict(self.agreement),
+                "membership": self.membership.to_json() if self.membership else None,
+                "source": self.source, "notes": list(self.notes), "seed": self.seed}
+
+    def __repr__(self) -> str:
+        d, dp, a = self.shape
+        lab = ", ".join(self.labels) or "not in M"
+        return (f"Classification(({d}, {dp}, {a}): {lab}; ranks A={self.ranks.get('A')}, "
+                f"V={self.ranks.get('V')}; margin {fmt(self.margin)} at {self.precision.name})")
