@@ -27,7 +27,7 @@ import numpy as np
 
 from witness import PolynomialSystem
 
-from .architecture import Architecture, LayerWeights
+from .architecture import Architecture
 from .arith import PolynomialArithmetic
 from .model import forward
 from .tensor import coordinates, tensor

@@ -16,11 +16,11 @@ import json
 import platform
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from tqdm.auto import tqdm
 
 
 @dataclass(frozen=True)
@@ -142,6 +142,23 @@ class StudyContext:
               *[f"![{Path(f).stem}]({Path(f).name})" for f in figures]]
         (self.out / f"{self.name}.md").write_text("\n".join(md) + "\n")
         return doc
+
+
+@contextmanager
+def figure(path: Path | str, figsize: tuple[float, float] = (6.5, 4), projection: str | None = None):
+    """A matplotlib figure and axes (Agg backend, no screen needed), saved to `path` and closed
+    when the block ends: `with figure(path) as ax: ax.plot(...)`."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig = plt.figure(figsize=figsize)
+    ax = fig.add_subplot(projection=projection)
+    try:
+        yield ax
+        fig.tight_layout()
+        fig.savefig(path, dpi=120)
+    finally:
+        plt.close(fig)
 
 
 def claims_table(claims: list[Claim]) -> str:

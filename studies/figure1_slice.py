@@ -16,7 +16,7 @@ from numag import Architecture
 from numag.arith import NumpyArithmetic
 from numag.classify import Precision, classify_tensor
 from numag.jacobian import random_weights
-from numag.study import Claim, StudyContext, md_table, study_main
+from numag.study import Claim, StudyContext, figure, md_table, study_main
 from numag.tensor import tensor
 
 NAME = "figure1_slice"
@@ -76,11 +76,11 @@ def outside_item(count: int, seed: int, digits: int) -> dict:
 
 
 def plot(path, pts: np.ndarray) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig = plt.figure(figsize=(6.5, 5.5))
-    ax = fig.add_subplot(projection="3d")
+    with figure(path, (6.5, 5.5), projection="3d") as ax:
+        _draw(ax, pts)
+
+
+def _draw(ax, pts: np.ndarray) -> None:
     inside = pts[np.all(np.abs(pts) <= 2.2, axis=1)]          # the drawn box
     ax.scatter(inside[:, 0], inside[:, 1], inside[:, 2], s=5, color="C0", alpha=0.8,
                depthshade=False, label="M ∩ {det S = −1}: sampled through (Q, K, V)")
@@ -97,9 +97,6 @@ def plot(path, pts: np.ndarray) -> None:
     ax.view_init(elev=12, azim=35)
     ax.set_title("HMK Fig. 1: a slice of M for (d, d', a) = (2, 1, 1)")
     ax.legend(loc="upper left", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
 
 
 def compute(ctx: StudyContext) -> dict:

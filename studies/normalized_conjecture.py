@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from numag import Architecture, dimension
-from numag.study import Claim, StudyContext, md_table, study_main
+from numag.study import Claim, StudyContext, figure, md_table, study_main
 
 NAME = "normalized_conjecture"
 N_INPUTS = 250          # the paper's number of random normal inputs
@@ -32,10 +32,11 @@ def grid(quick: bool, seed: int) -> list[dict]:
 
 
 def plot(path, deltas, soft, light) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(6, 4))
+    with figure(path, (6, 4)) as ax:
+        _draw(ax, deltas, soft, light)
+
+
+def _draw(ax, deltas, soft, light) -> None:
     ax.plot(deltas, [d * d + 8 * d - 8 for d in deltas], "--", color="gray",
             label="formula δ² + 8δ − 8 (HMK conjecture)")
     ax.plot(deltas, soft, "o", color="C0", label="softmax, computed (float64 + gap, N = 250)")
@@ -44,9 +45,6 @@ def plot(path, deltas, soft, light) -> None:
     ax.set_ylabel("dim M")
     ax.set_title("Normalized attention: dimension vs width (HMK Fig. 3)")
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
 
 
 def compute(ctx: StudyContext) -> dict:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from numag import Architecture, dimension, predict
-from numag.study import Claim, StudyContext, md_table, study_main
+from numag.study import Claim, StudyContext, figure, md_table, study_main
 
 NAME = "overparametrization"
 # Closed-form only (too large to compute here): transformer-sized single heads and stacks.
@@ -29,10 +29,11 @@ def families(quick: bool) -> dict[str, list[tuple[tuple, tuple]]]:
 
 
 def plot(path, fams: dict) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(6.5, 4))
+    with figure(path) as ax:
+        _draw(ax, fams)
+
+
+def _draw(ax, fams: dict) -> None:
     for name, xs in fams.items():
         ax.plot([x["widths"][0] for x in xs], [x["params"] / x["dimension"] for x in xs], "o-",
                 label=name)
@@ -42,9 +43,6 @@ def plot(path, fams: dict) -> None:
     ax.set_ylabel("#params / dim M (computed)")
     ax.set_title("Over-parametrization of lightning attention")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
 
 
 def compute(ctx: StudyContext) -> dict:

@@ -14,7 +14,7 @@ from numag import Architecture
 from numag.arith import NumpyArithmetic
 from numag.jacobian import jacobian
 from numag.model import forward
-from numag.study import Claim, StudyContext, md_table, study_main
+from numag.study import Claim, StudyContext, figure, md_table, study_main
 
 NAME = "training_dynamics"
 ARCH = Architecture.single(3, 2, 2)
@@ -78,10 +78,11 @@ def run_item(rank_A: int, rank_V: int, start: int, steps: int, seed: int) -> dic
 
 
 def plot(path, results) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(6.5, 4))
+    with figure(path) as ax:
+        _draw(ax, results)
+
+
+def _draw(ax, results) -> None:
     colors = {(2, 2): "C0", (1, 2): "C1", (1, 1): "C3"}
     for x in results:
         c = colors[(x["rank_A_teacher"], x["rank_V_teacher"])]
@@ -93,9 +94,6 @@ def plot(path, results) -> None:
     ax.set_ylabel("relative loss")
     ax.set_title("Lightning layer (3, 2, 2) fitted to teachers of each rank")
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
 
 
 def compute(ctx: StudyContext) -> dict:

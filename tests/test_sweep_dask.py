@@ -1,17 +1,16 @@
 """Sweeps on a Dask LocalCluster on loopback (processes=True): results, a worker killed mid-task,
 a raising task, Ctrl-C of a sweep driven through the scheduler address, resume."""
 import json
-import signal
 import sqlite3
 import subprocess
 import sys
-import time
 
 import pytest
 
 from numag.cli import main
 from numag.formulas import single_layer
 from numag.sweep import Store, run_tasks
+from numag.sweep.testing import interrupt_when_done
 
 distributed = pytest.importorskip("distributed")
 
@@ -93,21 +92,9 @@ def test_sigint_of_a_dask_sweep_is_resumable(cluster, tmp_path):
     store = tmp_path / "s.db"
     cmd = [sys.executable, "-m", "numag", "sweep", str(spec), "--store", str(store),
            "--scheduler", cluster.scheduler_address]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline, done = time.monotonic() + 120, 0
-    while done < 3 and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.05)
-        if store.exists():
-            try:
-                with sqlite3.connect(store) as db:
-                    done = db.execute("SELECT count(*) FROM tasks WHERE status = 'done'"
-                                      ).fetchone()[0]
-            except sqlite3.OperationalError:
-                pass
-    assert done >= 3 and proc.poll() is None, "the sweep did not get going"
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130 and "rerun the same command to resume" in err
+    done, err, code = interrupt_when_done(cmd, store)
+    assert done >= 3 and code is not None, "the sweep did not get going"
+    assert code == 130 and "rerun the same command to resume" in err
     with sqlite3.connect(store) as db:
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         finished = {json.loads(i)["value"] for (i,) in

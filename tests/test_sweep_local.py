@@ -5,11 +5,9 @@ import importlib.util
 import io
 import json
 import os
-import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +15,7 @@ import pytest
 from numag.cli import main
 from numag.formulas import single_layer
 from numag.sweep import Store, export_rows, render, run_tasks
+from numag.sweep.testing import interrupt_when_done
 
 SHAPES = [(2, 1, 1), (3, 2, 1), (3, 3, 2), (4, 2, 2), (4, 4, 3), (5, 3, 2)]
 COUNT = "numag.sweep.testing:count"
@@ -137,22 +136,9 @@ def test_sigint_mid_sweep_leaves_a_consistent_resumable_store(tmp_path):
     store = tmp_path / "s.db"
     cmd = [sys.executable, "-m", "numag", "sweep", str(spec), "--store", str(store),
            "--workers", "2"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    done = 0
-    while done < 3 and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.05)
-        if store.exists():
-            try:
-                with sqlite3.connect(store) as db:
-                    done = db.execute("SELECT count(*) FROM tasks WHERE status = 'done'"
-                                      ).fetchone()[0]
-            except sqlite3.OperationalError:      # schema not created yet
-                pass
-    assert done >= 3 and proc.poll() is None, "the sweep did not get going"
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130 and "rerun the same command to resume" in err
+    done, err, code = interrupt_when_done(cmd, store)
+    assert done >= 3 and code is not None, "the sweep did not get going"
+    assert code == 130 and "rerun the same command to resume" in err
     assert "Traceback" not in err
     with sqlite3.connect(store) as db:
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)

@@ -78,7 +78,7 @@ def render(r: FiberDecomposition) -> str:
                 else ")"))]
     for c in r.components:
         t = c.trace_test
-        rows.append((f"component", f"dim {c.dim}, degree {c.degree}, trace test "
+        rows.append(("component", f"dim {c.dim}, degree {c.degree}, trace test "
                      f"{'passed' if t['verdict'] else 'NOT passed'} (residual {t['residual']:.1e}"
                      f", tolerance {t['tolerance']:.0e})  [{c.label}]"))
     rows += [("expected", "; ".join(f"{e.label}: dim {e.dim if e.dim is not None else '?'}"

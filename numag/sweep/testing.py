@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
+import subprocess
 import time
 import uuid
 from pathlib import Path
@@ -61,3 +63,29 @@ def child_process(exit_code: int = 7) -> dict:
 
 def _exit_with(code: int) -> None:
     raise SystemExit(code)
+
+
+def interrupt_when_done(cmd: list[str], store: Path, done: int = 3,
+                        timeout: float = 120) -> tuple[int, str, int]:
+    """Start the sweep `cmd`, send SIGINT once `done` tasks are stored as done, and wait.
+
+    Returns (tasks done before the signal, stderr, return code); (n, '', None) if the sweep
+    finished or never got going before the signal could be sent."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline, n = time.monotonic() + timeout, 0
+    while n < done and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+        if store.exists():
+            try:
+                with sqlite3.connect(store) as db:
+                    n = db.execute("SELECT count(*) FROM tasks WHERE status = 'done'"
+                                   ).fetchone()[0]
+            except sqlite3.OperationalError:      # schema not created yet
+                pass
+    if n < done or proc.poll() is not None:
+        proc.kill()
+        proc.communicate()
+        return n, "", None
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=timeout)
+    return n, err, proc.returncode
