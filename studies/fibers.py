@@ -14,8 +14,12 @@ from numag.study import Claim, StudyContext, md_table, study_main
 NAME = "fibers"
 
 
+TIMEOUT = 600.0         # seconds of monodromy per start point; a partial result is flagged
+
+
 def fiber_item(widths: list, ranks: list, kind: str, seed: int, blackbox: bool) -> dict:
-    r = fiber(Architecture(tuple(widths), tuple(ranks)), kind=kind, seed=seed, blackbox=blackbox)
+    r = fiber(Architecture(tuple(widths), tuple(ranks)), kind=kind, seed=seed, blackbox=blackbox,
+              timeout=TIMEOUT)
     return {"point_type": r.point_type, "dimension": r.dimension,
             "tangent_dimension": r.tangent_dimension,
             "components": [{"label": c.label, "dim": c.dim, "degree": c.degree,
