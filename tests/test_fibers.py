@@ -1,4 +1,5 @@
 """Fibers by monodromy from W0 vs the known symmetries (HMK; paper-notes §2–3)."""
+import numpy as np
 import pytest
 
 from numag import Architecture
@@ -47,13 +48,55 @@ def test_swap_fiber_has_two_components(shape, seed):
     assert [c.dim for c in r.components] == [2, 2] and certified(r) and r.matches
 
 
-@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("seed", [0] + SEEDS)
 @pytest.mark.parametrize("d", [2, 3])
 def test_a_equals_d_out_equals_one_generic_fiber_has_two_components(d, seed):
     r = fiber(Architecture.single(d, 1, 1), kind="generic", seed=seed, blackbox=False)
     assert r.point_type == "rank one (u ∦ w)"                # every point is rank one
     assert len(r.components) == 2 and all(c.dim == 2 for c in r.components)
+    # each branch is {(s q, (λ/s) k, v/λ)}: the cubic surface y_Q y_K y_V = 1 in the 3-space
+    # of the blocks' scalings, degree 3 (seed 0 once certified a degree-2 subset)
+    assert [c.degree for c in r.components] == [3, 3]
     assert certified(r) and r.matches
+
+
+def test_incomplete_branch_of_the_old_false_certification_is_rejected():
+    """The 'swapped branch' of fiber((2,1),(1,), seed 0) with the slice and pencil monodromy
+    used before (witness seed 35492827): 2 of the 3 points gave a one-pencil trace residual of
+    1.5e-9 < the old tolerance 1e-8. The third point lies near the plane Q = 0 where the branch
+    is nearly flat. The two-slice trace test must not certify the subset; the full set passes."""
+    from numag.encode import fiber_system
+    from numag.fibers import expected_components, point_type
+    from witness import WitnessSet, monodromy, move_slice, trace_test
+    from witness.tracking import random_gamma, track_slices
+    from witness.witness_set import random_complex, random_slice, trace_residual
+    arch = Architecture((2, 1), (1,))
+    layers = sample_point(arch, "generic", 0)
+    F = fiber_system(arch, layers).system
+    swapped = expected_components(arch, layers, point_type(arch, layers),
+                                  np.random.default_rng(0))[1]
+    x0 = np.array([complex(v) for v in swapped.point])
+    rng = np.random.default_rng(35492827)       # replays the old run's random choices
+    G = F.randomize(4, rng)
+    A0, b0 = random_slice(rng, 2, 6, through=x0)
+    v = random_complex(rng, 2)
+    ts = (0j, complex(np.exp(2j * np.pi * rng.random())),
+          complex(-np.exp(2j * np.pi * rng.random())))
+    gammas = (random_gamma(rng), random_gamma(rng))
+    full = monodromy(F, 2, x0, seed=1)
+    assert full.complete and full.degree == 3
+    moved, tr = move_slice(full.witness_set, A0, b0, seed=3)
+    assert tr.ok.all() and np.abs(moved.points - x0).sum(axis=1).min() < 1e-10
+    flat = np.argmin(np.abs(moved.points[:, 0]))
+    assert abs(moved.points[flat, 0]) < 1e-3                 # near Q = 0 (|Q| ~ 7 at W0)
+    sub = np.delete(moved.points, flat, axis=0)
+    vals = [sub] + [track_slices(G, A0, b0, A0, b0 + t * v, sub, gamma=g).endpoints
+                    for t, g in zip(ts[1:], gammas)]
+    assert trace_residual(vals, ts) < 1e-8                   # what the old rule accepted
+    W = WitnessSet(F, G, 2, A0, b0, moved.points)
+    for seed in range(3):
+        assert trace_test(W.with_points(sub), seed=seed).verdict is False
+        assert trace_test(W, seed=seed).verdict is True
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -95,6 +138,17 @@ def test_deep_expanding_widths_fiber_exceeds_the_symmetries():
     r = fiber(Architecture((1, 2, 1), (1, 1)), seed=1, blackbox=False)
     assert r.dimension > r.expected[0].dim and not r.matches
     assert "extra dimension" in r.verdict
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_deep_two_one_two_fiber_has_degree_12(seed):
+    """Widths (2,1,2), ranks (1,1): every block is a line and the (S1)–(S3) orbit is the block
+    scalings with y_Q2 y_K2 y_V2 (y_Q1 y_K1 y_V1)^3 = 1, a hypersurface of degree
+    3 + 3 + 3 + 1 + 1 + 1 = 12 in the 6-dim span of W0's blocks. Seeds 0 and 2 used to stop at
+    10 points (two points of a tight cluster were counted as ambiguous)."""
+    r = fiber(Architecture((2, 1, 2), (1, 1)), seed=seed, blackbox=False)
+    assert [(c.dim, c.degree) for c in r.components] == [(5, 12)]
+    assert certified(r) and r.matches and r.failed_paths == 0
 
 
 @pytest.mark.slow

@@ -117,3 +117,66 @@ def test_refine_with_slice_is_gauss_newton():
     r = refine(F, np.array([[1.01, 0.99, 1.02]]), digits=40, slice_A=A, slice_b=b)
     assert r.converged[0]
     np.testing.assert_allclose(r.points[0], [1, 1, 1], atol=1e-15)
+
+
+def test_monomial_tree_evaluation_matches_mpmath_on_a_sparse_high_degree_system():
+    rng = np.random.default_rng(3)
+    n, polys = 5, []
+    for _ in range(4):
+        p = {}
+        for _ in range(12):
+            e = tuple(int(k) for k in rng.multinomial(int(rng.integers(0, 11)), [1 / n] * n))
+            p[e] = complex(rng.standard_normal(), rng.standard_normal())
+        polys.append(p)
+    F = PolynomialSystem.from_dicts([f"x{i}" for i in range(n)], polys)
+    X = rng.standard_normal((3, n)) + 1j * rng.standard_normal((3, n))
+    for x, f, J in zip(X, F.evaluate(X), F.jacobian(X)):
+        fm = np.array([complex(v) for v in F.evaluate_mp(x, 40)])
+        Jm = np.array(F.jacobian_mp(x, 40).tolist(), dtype=complex)
+        np.testing.assert_allclose(f, fm, rtol=1e-12, atol=1e-12 * np.abs(fm).max())
+        np.testing.assert_allclose(J, Jm, rtol=1e-12, atol=1e-12 * np.abs(Jm).max())
+
+
+def test_double_double_evaluation_removes_cancellation_error():
+    # (x - 1)^12 expanded: at x = 1 + 1e-3 the terms are ~2^12 and cancel to ~1e-36
+    from witness import ddarith
+    F = PolynomialSystem.from_strings(["(x - 1)^12", "x^3 - 1/3"])
+    x = np.array([[1 + 1e-3 + 0j]])
+    exact = np.array([complex(v) for v in F.evaluate_mp([x[0, 0]], 60)])
+    terms = sum(abs(complex(c)) * abs(x[0, 0]) ** e[0] for e, c in F.polynomials[0].items())
+    err_d = abs(F.evaluate(x)[0, 0] - exact[0])
+    err_dd = np.abs(ddarith.cdd_to_complex(F.evaluate_precise(x))[0] - exact)
+    assert err_d > 1e-3 * np.finfo(float).eps * terms            # double: rounding dominates
+    assert err_dd[0] < 1e-30 * terms                             # dd: unit roundoff 2^-104
+    assert err_dd[1] < 1e-30                                     # 1/3 kept to ~32 digits
+    G = F.randomize(1, np.random.default_rng(0))
+    np.testing.assert_allclose(ddarith.cdd_to_complex(G.evaluate_precise(x)), G.evaluate(x),
+                               atol=1e-12)
+
+
+def test_failed_paths_are_retried_and_reasons_counted():
+    F = PolynomialSystem.from_strings(["x^2 - y", "x^3 - z"])
+    rng = np.random.default_rng(7)
+    A0 = rng.standard_normal((1, 3)) + 1j * rng.standard_normal((1, 3))
+    A1 = rng.standard_normal((1, 3)) + 1j * rng.standard_normal((1, 3))
+    b0, b1 = np.array([0.3 + 0.2j]), np.array([-1.1 + 0.4j])
+    X0 = cubic_on_slice(A0, b0[0])
+    from witness import TrackerOptions
+    # an endpoint tolerance nobody can meet: every path fails twice, with its reason
+    tr = track_slices(F, A0, b0, A1, b1, X0, gamma=np.exp(0.7j),
+                      options=TrackerOptions(endpoint_tol=1e-30))
+    assert tr.n_failed == 3 and tr.retried == 3 and tr.recovered == 0
+    assert tr.reason_counts() == {"endpoint_tol": 3}
+    assert np.all(tr.accuracy < 1e-12)          # the endpoints themselves are fine
+    # too few steps (8) for the first attempt; the retry has 4x the budget: 2 of 3 recover,
+    # on the SAME paths (the exact endpoints), the third is still counted with its reason
+    tr = track_slices(F, A0, b0, A1, b1, X0, gamma=np.exp(0.7j),
+                      options=TrackerOptions(max_steps=8))
+    assert tr.retried == 3 and tr.recovered == 2 and tr.n_failed == 1
+    assert tr.reason_counts() == {"max_steps": 1} and tr.n_paths == 3
+    exact = cubic_on_slice(A1, b1[0])
+    for e in tr.endpoints[tr.ok]:
+        assert np.abs(exact - e).sum(axis=1).min() < 1e-10
+    tr2 = track_slices(F, A0, b0, A1, b1, X0, gamma=np.exp(0.7j),
+                       options=TrackerOptions(max_steps=8), retry=False)
+    assert tr2.retried == 0 and tr2.n_failed == 3

@@ -42,12 +42,10 @@ import numpy as np
 from . import phc
 from .monodromy import monodromy
 from .system import PolynomialSystem
-from .tracking import (RESIDUAL_TOL, _slice_system, newton_on_slice, random_gamma,
-                       track_slices)
+from .tracking import RESIDUAL_TOL, _slice_system, newton_on_slice
 from .witness_set import (SAME_POINT_TOL, TraceTestResult, WitnessSet, membership,
-                          membership_many,
-                          move_slice, random_complex, random_slice, relative_distance,
-                          square_part, trace_residual, trace_verdict)
+                          membership_many, move_slice, random_slice, relative_distance,
+                          square_part, trace_test)
 
 
 SINGULAR_TOL = 1e-6            # sigma_n / sigma_1 below this: numerically singular Jacobian
@@ -237,26 +235,15 @@ class _Builder:
         return [g for g in groups if g]
 
     def trace_groups(self, W: WitnessSet, groups, run_seed):
-        """Trace test of PHCpack's factors with one pencil for all points (fixed gammas)."""
-        v = random_complex(self.rng, W.dim)
-        ts = (0j, complex(np.exp(2j * np.pi * self.rng.random())),
-              complex(-np.exp(2j * np.pi * self.rng.random())))
-        vals, ok = [W.points], np.ones(W.degree, bool)
-        for t in ts[1:]:
-            tr = track_slices(W.square, W.slice_A, W.slice_b, W.slice_A, W.slice_b + t * v,
-                              W.points, gamma=random_gamma(self.rng))
-            vals.append(tr.endpoints)
-            ok &= tr.ok
+        """Trace test of PHCpack's factors: two pencils on independent slices shared by all
+        points (fixed gammas; ``witness_set.trace_test``)."""
         comps = []
-        for g in groups:
-            g = np.array(g)
-            test = trace_verdict(trace_residual([v_[g] for v_ in vals], ts),
-                                 int((~ok[g]).sum()))
+        for g, test in zip(groups, trace_test(W, seed=self.rng, groups=groups)):
             if test.verdict is not True:
                 self.stats["phc_factors_rejected"] += 1
                 return None
-            comps.append(Component(W.dim, W.with_points(W.points[g]), test, 1, (run_seed,),
-                                   "phc-factor"))
+            comps.append(Component(W.dim, W.with_points(W.points[np.array(g)]), test, 1,
+                                   (run_seed,), "phc-factor"))
         self.stats["phc_factors_confirmed"] += len(comps)
         return comps
 

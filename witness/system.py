@@ -30,6 +30,8 @@ import mpmath
 import numpy as np
 import scipy.sparse as sp
 
+from . import ddarith as dd
+
 Coeff = Fraction | complex
 Poly = dict[tuple[int, ...], Coeff]
 
@@ -386,63 +388,61 @@ class PolynomialSystem:
     # ---- compiled numeric form
     @cached_property
     def _compiled(self):
-        """Distinct monomials U (u, n) and linear maps monomials -> values / Jacobian entries."""
-        m, n = self.n_equations, self.n_vars
-        index: dict[tuple[int, ...], int] = {}
+        """Monomial tree and linear maps monomials -> values / Jacobian entries.
 
-        def idx(e):
-            return index.setdefault(e, len(index))
-        f_rows, f_cols, f_vals = [], [], []
+        Returns (levels, u, MF, MJ, MA, index): the distinct monomials of the equations and of their
+        partial derivatives, closed so that every monomial of degree d >= 2 is the product of
+        two lower-degree members, and ordered by total degree (``_monomial_tree``); ``levels``
+        is one (start, stop, g, h) slice per degree. Evaluating all u monomials then costs one
+        multiplication each (was: one gather-multiply per distinct variable of the monomial,
+        2.3x slower on the 16-unknown (2,2,2) fiber system, measured).
+        MF (m, u), MJ (m n, u), MA (m, u) sparse CSR (|coefficients| for the residual); index:
+        exponent tuple -> row of the tree."""
+        m, n = self.n_equations, self.n_vars
+        needed: set[tuple[int, ...]] = set()
+        for p in self.polynomials:
+            for e in p:
+                needed.add(e)
+                for k in range(n):
+                    if e[k]:
+                        needed.add(e[:k] + (e[k] - 1,) + e[k + 1:])
+        order, levels = _monomial_tree(needed, n)
+        index = {e: r for r, e in enumerate(order)}
+        f_rows, f_cols, f_vals, a_vals = [], [], [], []
         j_rows, j_cols, j_vals = [], [], []
-        a_rows, a_cols, a_vals = [], [], []
         for i, p in enumerate(self.polynomials):
             for e, c in p.items():
                 c = complex(c)
-                f_rows.append(idx(e)); f_cols.append(i); f_vals.append(c)
-                a_rows.append(idx(e)); a_cols.append(i); a_vals.append(abs(c))
+                f_rows.append(index[e]); f_cols.append(i); f_vals.append(c); a_vals.append(abs(c))
                 for k in range(n):
                     if e[k]:
                         d = e[:k] + (e[k] - 1,) + e[k + 1:]
-                        j_rows.append(idx(d)); j_cols.append(i * n + k); j_vals.append(c * e[k])
-        u = len(index)
-        U = np.zeros((max(u, 1), n), dtype=np.int64)
-        for e, r in index.items():
-            U[r] = e
-        u = max(u, 1)
+                        j_rows.append(index[d]); j_cols.append(i * n + k); j_vals.append(c * e[k])
+        u = len(order)
 
         def mat(r, c, v, cols, dtype=complex):
-            # stored transposed (cols, u) in CSR: sparse products need no BLAS, whose threads
-            # cost 30x on these tiny products when the cores are busy (measured)
+            # stored (cols, u) in CSR: sparse products need no BLAS, whose threads cost 30x on
+            # these tiny products when the cores are busy (measured)
             return sp.csr_matrix((np.asarray(v, dtype=dtype), (c, r)), shape=(cols, u))
-        return (U, int(U.max(initial=0)), mat(f_rows, f_cols, f_vals, m),
-                mat(j_rows, j_cols, j_vals, m * n), mat(a_rows, a_cols, a_vals, m, float))
+        return (levels, u, mat(f_rows, f_cols, f_vals, m), mat(j_rows, j_cols, j_vals, m * n),
+                mat(f_rows, f_cols, a_vals, m, float), index)
 
     @staticmethod
-    def _apply(mon: np.ndarray, Mt) -> np.ndarray:
-        """mon (p, u) times the linear map stored transposed as Mt (cols, u) -> (p, cols)."""
-        return (Mt @ mon.T).T
-
-    @cached_property
-    def _factors(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per distinct monomial, its (variable, exponent) factors padded to the longest:
-        idx, ex (u, L) int; padding (0, 0) contributes x_0^0 = 1."""
-        U = self._compiled[0]
-        L = max(int((U > 0).sum(axis=1).max(initial=0)), 1)
-        idx = np.zeros((U.shape[0], L), dtype=np.int64)
-        ex = np.zeros((U.shape[0], L), dtype=np.int64)
-        for r, row in enumerate(U):
-            nz = np.flatnonzero(row)
-            idx[r, :len(nz)], ex[r, :len(nz)] = nz, row[nz]
-        return idx, ex
+    def _apply(monT: np.ndarray, Mt) -> np.ndarray:
+        """Monomial table monT (u, p) through the linear map Mt (cols, u) -> (p, cols)."""
+        return (Mt @ monT).T
 
     def _monomials(self, X: np.ndarray) -> np.ndarray:
-        """All distinct monomials at X (p, n) -> (p, u): a power table and L gathers."""
-        _, dmax, *_ = self._compiled
-        idx, ex = self._factors
-        P = X[:, :, None] ** np.arange(dmax + 1)            # (p, n, dmax + 1)
-        mon = P[:, idx[:, 0], ex[:, 0]]
-        for col in range(1, idx.shape[1]):
-            mon = mon * P[:, idx[:, col], ex[:, col]]
+        """All monomials of the tree at X (p, n) -> table (u, p), one multiplication each (the
+        variables themselves are copied)."""
+        levels, u, *_ = self._compiled
+        mon = np.empty((u, X.shape[0]), dtype=X.dtype)
+        mon[0] = 1
+        for start, stop, g, h in levels:
+            if g is None:       # degree 1: h holds the variable of each monomial
+                mon[start:stop] = X.T[h]
+            else:
+                np.multiply(mon[g], mon[h], out=mon[start:stop])
         return mon
 
     def _check_points(self, X) -> tuple[np.ndarray, bool]:
@@ -487,12 +487,87 @@ class PolynomialSystem:
             f, J = self.original.evaluate_and_jacobian(X, jacobian)
             R = self.randomization
             return (np.matmul(f, R.T), np.matmul(R, J) if jacobian else None)
-        _, _, MF, MJ, _ = self._compiled
+        _, _, MF, MJ, *_ = self._compiled
         mon = self._monomials(X)
         f = self._apply(mon, MF)
         if not jacobian:
             return f, None
         return f, self._apply(mon, MJ).reshape(X.shape[0], self.n_equations, self.n_vars)
+
+    def evaluate_precise(self, X: np.ndarray, jacobian: bool = False):
+        """Values (and Jacobians) at points X (p, n) (complex128, taken exactly) in
+        double-double arithmetic (``ddarith``: ~32 digits): dd complex tuples of 4 float64
+        arrays, values (p, m) [and Jacobians (p, m, n)]. Coefficients are used to ~32 digits
+        too (Fractions split into hi + lo). Unchecked input.
+
+        Why: near the ill-conditioned points of the deep fiber systems the rounding error of a
+        double evaluation of the expanded degree-12 polynomials exceeds the value (measured on
+        the (2,2,2) fiber at |x| = 38: error 7e-4 in double, 3.5e-7 in 80-bit extended, value
+        1.4e-7), so Newton's corrections stagnate at ~1e-6 and paths fail with min_step. With
+        dd values but a double Jacobian, Newton there still converged only linearly (ratio
+        ~0.3, measured): the Jacobian's rounding errors times the condition number ~1e8."""
+        if self.randomization is not None:
+            out = self.original.evaluate_precise(X, jacobian)
+            R = dd.cdd_from_complex(self.randomization.T[:, :, None])            # (m, k, 1)
+            f = out[0] if jacobian else out
+            g = dd.cdd_sum_rows(dd.cdd_mul(tuple(q.T[:, None, :] for q in f), R))  # (k, p)
+            g = tuple(q.T for q in g)
+            if not jacobian:
+                return g
+            J = tuple(np.moveaxis(q, 1, 0)[:, None] for q in out[1])             # (m,1,p,n)
+            RJ = dd.cdd_mul(J, tuple(q[..., None] for q in R))                   # (m,k,p,n)
+            return g, tuple(np.moveaxis(q, 1, 0) for q in dd.cdd_sum_rows(RJ))  # (p,k,n)
+        mon = self._monomials_precise(X)
+        m, n = self.n_equations, self.n_vars
+        f = self._sum_terms_precise(mon, self._precise_terms[0], m)
+        if not jacobian:
+            return f
+        J = self._sum_terms_precise(mon, self._precise_terms[1], m * n)
+        return f, tuple(q.reshape(X.shape[0], m, n) for q in J)
+
+    def _monomials_precise(self, X: np.ndarray) -> tuple:
+        """The monomial tree at X (p, n) in dd: 4 arrays (u, p)."""
+        levels, u, *_ = self._compiled
+        Xt = np.asarray(X, complex).T
+        mon = tuple(np.empty((u, X.shape[0])) for _ in range(4))
+        mon[0][0], mon[1][0], mon[2][0], mon[3][0] = 1.0, 0.0, 0.0, 0.0
+        for start, stop, g, h in levels:
+            if g is None:
+                block = dd.cdd_from_complex(Xt[h])
+            else:
+                block = dd.cdd_mul(dd.cdd_take(mon, g), dd.cdd_take(mon, h))
+            for part, new in zip(mon, block):
+                part[start:stop] = new
+        return mon
+
+    @staticmethod
+    def _sum_terms_precise(mon: tuple, buckets: list, rows: int) -> tuple:
+        """Rows sum_t coef[r, t] mon[idx[r, t]] in dd -> 4 arrays (p, rows); ``buckets``: rows
+        grouped by their number of terms (``_padded_buckets``)."""
+        p = mon[0].shape[1]
+        out = tuple(np.zeros((p, rows)) for _ in range(4))
+        for row_ids, idx, coef in buckets:
+            terms = dd.cdd_mul(dd.cdd_take(mon, idx.T), tuple(c.T[:, :, None] for c in coef))
+            for part, s in zip(out, dd.cdd_sum_rows(terms)):          # (L, r, p) -> (r, p)
+                part[:, row_ids] = s.T
+        return out
+
+    @cached_property
+    def _precise_terms(self):
+        """For the values (m rows) and the Jacobian entries (m n rows, row i n + k = d f_i /
+        d x_k): the terms of each row, bucketed by length (``_padded_buckets``)."""
+        index = self._compiled[5]
+        m, n = self.n_equations, self.n_vars
+        rows_f: list[list] = [[] for _ in range(m)]
+        rows_j: list[list] = [[] for _ in range(m * n)]
+        for i, p in enumerate(self.polynomials):
+            for e, c in p.items():
+                rows_f[i].append((index[e], c))
+                for k in range(n):
+                    if e[k]:
+                        d = e[:k] + (e[k] - 1,) + e[k + 1:]
+                        rows_j[i * n + k].append((index[d], c * e[k]))
+        return _padded_buckets(rows_f), _padded_buckets(rows_j)
 
     def residual(self, X) -> np.ndarray:
         """Backward error per point: max_i |f_i(x)| / sum_t |c_it| prod_j max(1, |x_j|)^e_tj.
@@ -503,7 +578,7 @@ class PolynomialSystem:
         and PHCpack; Higham, *Accuracy and Stability of Numerical Algorithms*, §7.2.
         X: (p, n) -> float64 (p,) (or a scalar for (n,))."""
         X, single = self._check_points(X)
-        _, _, MF, _, MA = self._compiled
+        _, _, MF, _, MA, _ = self._compiled
         num = np.abs(self._apply(self._monomials(X), MF))
         den = self._apply(self._monomials(np.maximum(np.abs(X), 1.0)).real, MA)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -556,19 +631,26 @@ class PolynomialSystem:
             return J
 
     # ---- derived systems
-    def randomize(self, k: int, rng: np.random.Generator | int | None = None
-                  ) -> "PolynomialSystem":
-        """k random complex combinations R @ F (R: (k, m), entries standard complex normal).
+    def randomize(self, k: int, rng: np.random.Generator | int | None = None,
+                  row_scale: Sequence[float] | None = None) -> "PolynomialSystem":
+        """k random complex combinations R @ diag(row_scale) @ F (R: (k, m), entries standard
+        complex normal; row_scale (m,) positive, default all ones).
 
         Returns a new system with ``original=self`` (or ``self.original`` if already randomized)
-        and ``randomization=R``. Components of V(F) of dimension >= n - k stay components of
-        V(R F) (Bertini's theorem; Sommese–Wampler 2005, §13.5); new spurious ones may appear and
-        must be removed by checking ``original``. Raises ValueError unless 1 <= k <= m."""
+        and ``randomization`` = R diag(row_scale). Components of V(F) of dimension >= n - k stay
+        components of V(R F) (Bertini's theorem; Sommese–Wampler 2005, §13.5); new spurious
+        ones may appear and must be removed by checking ``original``. Raises ValueError unless
+        1 <= k <= m, or for a row_scale of the wrong length or not positive and finite."""
         if not 1 <= k <= self.n_equations:
             raise ValueError(f"k must be in 1..{self.n_equations}, got {k}")
         rng = np.random.default_rng(rng)
         R = (rng.standard_normal((k, self.n_equations))
              + 1j * rng.standard_normal((k, self.n_equations))) / math.sqrt(2)
+        if row_scale is not None:
+            w = np.asarray(row_scale, float)
+            if w.shape != (self.n_equations,) or not np.all(np.isfinite(w) & (w > 0)):
+                raise ValueError(f"row_scale must be {self.n_equations} positive finite numbers")
+            R = R * w[None, :]
         polys = []
         for row in R:
             q: Poly = {}
@@ -580,6 +662,11 @@ class PolynomialSystem:
         Rtot = R if self.randomization is None else R @ self.randomization
         return PolynomialSystem(self.variables, tuple(polys), original=base, randomization=Rtot)
 
+    def coefficient_norms(self) -> np.ndarray:
+        """2-norm of each equation's coefficient vector (m,) float."""
+        return np.array([math.sqrt(sum(abs(complex(c)) ** 2 for c in p.values()))
+                         for p in self.polynomials])
+
     def to_json(self) -> dict:
         return {"variables": list(self.variables), "polynomials": self.to_strings()}
 
@@ -590,3 +677,88 @@ def _readable(c: Coeff) -> str:
     if c.imag == 0:
         return f"({c.real!r})"
     return f"({c.real!r}{'+' if c.imag >= 0 else '-'}{abs(c.imag)!r}*I)"
+
+
+def _monomial_tree(needed: set[tuple[int, ...]], n: int) -> tuple[list, list]:
+    """Close ``needed`` under splitting off one or two variables and order it by degree.
+
+    Every monomial f of degree >= 1 gets a factorization f = g * h with h = x_k or h = x_k x_j
+    and g, h lower-degree members of the set: a g already in the set is preferred (the
+    derivative monomials of a system's terms are such g), otherwise f - e_k is added (a chain
+    of intermediates). Returns (order, levels): order[0] is the constant monomial; levels: per
+    degree d >= 1 the slice (start, stop) of order holding degree d and, per monomial there, the
+    indices of g and h in order (int arrays)."""
+    zero = (0,) * n
+    closed = set(needed) | {zero}
+    unit = [tuple(int(i == k) for i in range(n)) for k in range(n)]
+    closed.update(unit)
+    split: dict[tuple[int, ...], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+
+    def minus(f, h):
+        return tuple(a - b for a, b in zip(f, h))
+    for e in sorted(closed, key=sum, reverse=True):
+        todo = [e]
+        while todo:
+            f = todo.pop()
+            if sum(f) <= 1 or f in split:
+                continue
+            ks = [k for k in range(n) if f[k]]
+            pick = next(((minus(f, unit[k]), unit[k]) for k in ks
+                         if minus(f, unit[k]) in closed), None)
+            if pick is None:
+                pairs = [(k, j) for k in ks for j in ks if k <= j and (k < j or f[k] >= 2)]
+                pick = next(((minus(f, h), h) for h in
+                             (tuple(a + b for a, b in zip(unit[k], unit[j])) for k, j in pairs)
+                             if sum(f) > 2 and minus(f, h) in closed), None)
+            if pick is None:
+                pick = (minus(f, unit[ks[-1]]), unit[ks[-1]])
+            split[f] = pick
+            for part in pick:
+                if part not in closed:
+                    closed.add(part)
+                    todo.append(part)
+    order = sorted(closed, key=lambda e: (sum(e), e))
+    index = {e: r for r, e in enumerate(order)}
+    degs = np.array([sum(e) for e in order])
+    levels = []
+    for d in range(1, int(degs.max(initial=0)) + 1):
+        start, stop = int(np.searchsorted(degs, d)), int(np.searchsorted(degs, d, "right"))
+        if d == 1:      # the variables themselves
+            levels.append((start, stop, None,
+                           np.array([e.index(1) for e in order[start:stop]], dtype=np.int64)))
+            continue
+        block = [split[e] for e in order[start:stop]]
+        levels.append((start, stop, np.array([index[g] for g, _ in block], dtype=np.int64),
+                       np.array([index[h] for _, h in block], dtype=np.int64)))
+    return order, levels
+
+
+def _dd_parts(c: Coeff) -> tuple[float, float, float, float]:
+    """(re_hi, re_lo, im_hi, im_lo) of a coefficient: a Fraction exactly to ~32 digits."""
+    if isinstance(c, Fraction):
+        hi = float(c)
+        return hi, float(c - Fraction(hi)) if math.isfinite(hi) else 0.0, 0.0, 0.0
+    c = complex(c)
+    return c.real, 0.0, c.imag, 0.0
+
+
+def _padded_buckets(rows: list[list]) -> list[tuple]:
+    """(monomial index, coefficient) lists per row -> buckets of rows with 2^(j-1) < length <=
+    2^j (at most 2x padding): (row ids, indices (r, 2^j), dd coefficients 4 x (r, 2^j)),
+    padded with the constant monomial (row 0 of the tree) and coefficient 0. Empty rows are
+    left out (their sum is 0)."""
+    by_len: dict[int, list[int]] = {}
+    for i, r in enumerate(rows):
+        if r:
+            by_len.setdefault(1 << (len(r) - 1).bit_length(), []).append(i)
+    out = []
+    for L, ids in sorted(by_len.items()):
+        idx = np.zeros((len(ids), L), dtype=np.int64)
+        coef = tuple(np.zeros((len(ids), L)) for _ in range(4))
+        for a, i in enumerate(ids):
+            for j, (t, c) in enumerate(rows[i]):
+                idx[a, j] = t
+                for part, v in zip(coef, _dd_parts(c)):
+                    part[a, j] = v
+        out.append((np.array(ids), idx, coef))
+    return out

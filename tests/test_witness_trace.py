@@ -1,0 +1,93 @@
+"""Trace-test decision (two pencils) and the same/different point rule, against exact truth."""
+import numpy as np
+import pytest
+
+from witness import PolynomialSystem, WitnessSet, monodromy, trace_test
+from witness import distinct
+from witness.tracking import random_gamma, track_slices
+from witness.witness_set import (TRACE_FAIL, TRACE_TOL, random_complex, trace_residual,
+                                 trace_verdict)
+
+XYZ = PolynomialSystem.from_strings(["x*y*z - 1"])     # a cubic surface (degree 3, irreducible)
+
+
+def xyz_slice_through_flat_point(eps: float, rng):
+    """A slice of x y z = 1 through a point with |x| = eps, and its 3 points (exact: roots of
+    the cubic along the slice's line p + tau d)."""
+    p = np.array([eps, 1 / np.sqrt(eps), 0]) * np.exp(2j * np.pi * np.array([0.1, 0.3, 0]))
+    p[2] = 1 / (p[0] * p[1])
+    d = random_complex(rng, 3)
+    A = random_complex(rng, 2, 3)
+    A = A - np.outer(A @ d, d.conj()) / np.vdot(d, d)          # A d = 0: the line is in it
+    cubic = (np.poly1d([d[0], p[0]]) * np.poly1d([d[1], p[1]]) * np.poly1d([d[2], p[2]])
+             - 1)
+    P = p[None, :] + np.roots(cubic.coeffs)[:, None] * d[None, :]
+    return A, A @ p, P
+
+
+def single_pencil_residual(W: WitnessSet, rng) -> float:
+    v = random_complex(rng, W.dim)
+    ts = (0j, complex(np.exp(2j * np.pi * rng.random())),
+          complex(-np.exp(2j * np.pi * rng.random())))
+    vals = [W.points] + [track_slices(W.square, W.slice_A, W.slice_b, W.slice_A,
+                                      W.slice_b + t * v, W.points,
+                                      gamma=random_gamma(rng)).endpoints for t in ts[1:]]
+    return trace_residual(vals, ts)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_subset_missing_a_point_on_a_flat_sheet_is_not_certified(seed):
+    """The missing point sits where x y z = 1 is nearly the plane x = 0: it moves almost
+    affinely along a parallel pencil, so the 2 other points alone have a nearly linear trace on
+    this slice (the old one-pencil rule with tolerance 1e-8 certified such a set). The second
+    pencil on an independent slice must reject it; the full set must pass."""
+    rng = np.random.default_rng(seed)
+    A, b, P = xyz_slice_through_flat_point(1e-4, rng)
+    assert np.all(XYZ.residual(P) < 1e-12)
+    W = WitnessSet(XYZ, XYZ, 2, A, b, P)
+    sub = W.with_points(np.delete(P, np.argmin(np.abs(P[:, 0])), axis=0))
+    assert single_pencil_residual(sub, rng) < 1e-8            # the old rule would pass it
+    t = trace_test(sub, seed=seed)
+    assert t.verdict is False and len(t.residuals) == 2 and t.residual > TRACE_FAIL
+    full = trace_test(W, seed=seed)
+    assert full.verdict is True and full.residual < TRACE_TOL and len(full.residuals) == 2
+
+
+def test_trace_verdict_rule():
+    assert trace_verdict([1e-16]).verdict is None               # one pencil is never enough
+    assert trace_verdict([1e-16, 1e-15]).verdict is True
+    assert trace_verdict([1e-16, 1e-3]).verdict is False        # incomplete on one slice
+    assert trace_verdict([1e-16, 1e-9]).verdict is None         # between the tolerances
+    assert trace_verdict([1e-16, 1e-16], failed=1).verdict is None
+    r = trace_verdict([1e-16, 1e-14])
+    assert r.residual == 1e-14 and r.margin == pytest.approx(3) and r.residuals == (1e-16, 1e-14)
+
+
+def test_monodromy_result_reports_both_pencils():
+    F = PolynomialSystem.from_strings(["x^2 - y", "x^3 - z"])
+    t = 0.7 + 0.2j
+    r = monodromy(F, 1, np.array([t, t**2, t**3]), seed=4)
+    assert r.complete and r.degree == 3
+    assert len(r.trace_tests[0].residuals) == 2 and r.trace_residual < TRACE_TOL
+    j = r.to_json()
+    assert j["components"][0]["trace"]["pencils_required"] == 2
+
+
+def test_same_different_undecided_points():
+    x = np.array([[1.0 + 1j, 2.0, -1.0]])
+    near = x + 4e-5                                  # a cluster partner (measured: 4.3e-5)
+    ee = np.array([1e-12])                           # both Newton-converged
+    D = distinct.relative_distances(near, x)
+    assert distinct.compare(D, ee, ee)[0, 0] == distinct.DIFFERENT
+    # the old fixed band called this "ambiguous" (between 1e-6 and 1e-3)
+    assert distinct.SAME_POINT_TOL < D[0, 0] < distinct.DIFFERENT_POINT_TOL
+    same = x + 1e-14
+    D = distinct.relative_distances(same, x)
+    assert distinct.compare(D, ee, ee)[0, 0] == distinct.SAME
+    # an ill-converged endpoint (error 1e-7) at relative distance 2.4e-6: undecided
+    D = distinct.relative_distances(x + 5e-6, x)
+    assert distinct.compare(D, np.array([1e-7]), ee)[0, 0] == distinct.UNDECIDED
+    # unknown accuracy: the fixed band
+    inf = distinct.error_estimates(np.array([np.nan]), 1)
+    D = distinct.relative_distances(near, x)
+    assert distinct.compare(D, inf, inf)[0, 0] == distinct.UNDECIDED
