@@ -22,14 +22,18 @@ Tolerances (stated, with margins in every result):
 * trace test (``TraceTestResult``): TWO pencils on independent random slices (the witness
   slice and a fresh one); complete iff the relative trace residual is < ``TRACE_TOL`` = 1e-11
   on both; incomplete if > ``TRACE_FAIL`` = 1e-5 on either; otherwise (or with failed paths)
-  "undecided". Measured (``benchmarks/trace.py``): complete sets of the fiber systems
-  give 6e-17 .. 2.7e-14 (max over 1150 slice-pencils) -> margin 370x below TRACE_TOL. Proper subsets on ONE slice reach 1.5e-16
-  (slices through the start point) and 5.7e-14 (random slices): a missing tight cluster of
-  witness points, or a point near a nearly flat sheet of the component, moves almost affinely
-  along the pencil, so no single-pencil tolerance separates them (the old TRACE_TOL = 1e-8
-  certified a degree-2 subset of a degree-3 component at 1.5e-9). The larger of the residuals
-  on two independent slices was >= 1.8e-10 for every proper subset (18x above TRACE_TOL;
-  >= 2.3e-6 when both slices are random, as in ``monodromy``).
+  "undecided". Measured (``benchmarks/trace.py``: 35 complete witness sets of 5 fiber systems,
+  fiber seeds 0-4, 16 trace tests each on 3 kinds of base slice): complete sets give
+  7.5e-18 .. 1.8e-14 (max over 3348 fully tracked pencils) -> margin 554x below TRACE_TOL
+  (8 of 1678 tests undecided only by failed paths, (2,1,2) deep fiber). Proper subsets (minus
+  one or two points) on ONE pencil reach 1.9e-16 (slices through the start point) and 1.3e-11
+  (random slices): a missing tight cluster of witness points, or a point near a nearly flat
+  sheet of the component, moves almost affinely along the pencil, so no single-pencil
+  tolerance separates them (16 of 53789 single pencils below TRACE_TOL; the old TRACE_TOL =
+  1e-8 certified a degree-2 subset of a degree-3 component at 1.5e-9). The larger of the
+  residuals on two independent slices was >= 3.6e-6 for every proper subset (3.6e5x above
+  TRACE_TOL, undecided there as < TRACE_FAIL; >= 1.9e-5 when both slices are random, as in
+  ``monodromy``).
 """
 from __future__ import annotations
 
