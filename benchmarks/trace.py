@@ -23,8 +23,10 @@ each pair of points (degree >= 3).
 2. proper subsets: min over subsets and trials of the two-pencil residual (the larger of the two
    pencils, as ``trace_verdict`` uses) and its factor above TRACE_TOL; the single-pencil minima
    per slice kind and how many (subset, pencil) pairs a one-pencil rule would have certified.
-Exit code 1 if a complete set is not certified in some trial (residual or failed paths), a
-proper subset is certified, or monodromy did not certify a fiber's components.
+Exit code 1 if a complete set is rejected or has a fully tracked pencil at or above
+TRACE_TOL, a proper subset is certified, or monodromy did not certify a fiber's components.
+Tests left undecided only by failed paths are the tracker's business, not the tolerance's: they
+are counted and listed, and do not change the exit code.
 """
 from __future__ import annotations
 
@@ -180,6 +182,7 @@ def main() -> int:
           f"{SLICES}\n", flush=True)
 
     problems: list[str] = []
+    notes: list[str] = []
     per_case = []          # (case name, [(label, degree, dim, rec)], seconds)
     for ci, (name, arch, kind) in enumerate(CASES):
         t0 = time.perf_counter()
@@ -211,7 +214,7 @@ def main() -> int:
             if uncert:
                 why = ("only failed paths (tracking), every fully tracked pencil below TRACE_TOL"
                        if uncert == undec and not worst >= TRACE_TOL else "RESIDUAL")
-                problems.append(
+                (notes if why.startswith("only") else problems).append(
                     f"{name}, {kind} slices: {uncert} of {len(verdicts)} trace tests of a "
                     f"complete set not certified ({undec} undecided, {failed} failed paths; max "
                     f"residual of the fully tracked pencils {worst:.1e}): {why}")
@@ -284,12 +287,16 @@ def main() -> int:
     print(f"proper subsets: min two-pencil residual {two_min:.1e} ({two_min / TRACE_TOL:.1e}x "
           f"above TRACE_TOL; {n_sub} subset tests, {n_sub_cert} certified)")
     print(f"total {time.perf_counter() - t_start:.0f} s")
+    if notes:
+        print("\nundecided only because of failed paths:")
+        for n in notes:
+            print("  " + n)
     if problems:
         print("\nPROBLEMS:")
         for p in problems:
             print("  " + p)
         return 1
-    print("no complete set uncertified, no proper subset certified")
+    print("no complete set rejected or above TRACE_TOL, no proper subset certified")
     return 0
 
 
