@@ -71,6 +71,7 @@ class FiberComponent:
         dim, degree: dimension and degree (number of witness points).
         trace_test: verdict, residual, tolerance and margin of the linear trace test.
         points: witness points (complex, (degree, n_params)).
+        stop_reason: why its monodromy run stopped (a budget means a partial witness set).
     """
 
     label: str
@@ -78,10 +79,11 @@ class FiberComponent:
     degree: int
     trace_test: dict
     points: np.ndarray = field(repr=False)
+    stop_reason: str = ""
 
     def to_json(self) -> dict:
         return {"label": self.label, "dim": self.dim, "degree": self.degree,
-                "trace_test": self.trace_test,
+                "trace_test": self.trace_test, "stop_reason": self.stop_reason,
                 "points": [[[z.real, z.imag] for z in x] for x in self.points]}
 
 
@@ -96,7 +98,11 @@ class FiberDecomposition:
             non-reduced: by d − 1 at u ∥ w, paper-notes §2).
         point_type: 'generic', 'rank one (u ∦ w)', 'rank one (u ∥ w)' or 'zero'.
         matches: True iff everything agrees with the prediction ("matches the known
-            symmetries"); `verdict` says it in words and `evidence` lists each check.
+            symmetries"); False if something contradicts it; None (undecided) if the only
+            obstacle is a witness set that the trace test does not certify (failed paths, a
+            residual between the tolerances, or monodromy stopped at a budget with a partial
+            set): `verdict` says it in words, with the stop reason, and `evidence` lists each
+            check.
         paths_tracked / failed_paths: totals over all monodromy runs.
         blackbox: the blackbox decomposition's components and agreement, or None.
     """
@@ -109,7 +115,7 @@ class FiberDecomposition:
     tangent_dimension: int
     expected: tuple[ExpectedComponent, ...]
     components: tuple[FiberComponent, ...]
-    matches: bool
+    matches: bool | None
     verdict: str
     evidence: tuple[str, ...]
     paths_tracked: int
@@ -250,10 +256,14 @@ def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None, kin
     Returns:
         FiberDecomposition.
     Raises:
-        ValueError: softmax, inconsistent weights, or a start point that is not a smooth point of
-            its component (monodromy needs one).
+        ValueError: softmax, inconsistent weights, a non-positive timeout or max_loops, or a
+            start point that is not a smooth point of its component (monodromy needs one).
     """
     t0 = time.perf_counter()
+    if timeout is not None and not timeout > 0:
+        raise ValueError(f"timeout must be a positive number of seconds, got {timeout}")
+    if max_loops < 1:
+        raise ValueError(f"max_loops must be >= 1, got {max_loops}")
     if arch.kind != "lightning":
         raise ValueError("fibers are computed for lightning attention (polynomial); softmax "
                          "fibers are single points in (A, V) coordinates (HMK)")
@@ -302,7 +312,8 @@ def _monodromy_all(fs, expected, rng, max_loops, timeout, progress):
         evidence.append(f"'{e.label}': monodromy from its point, local dim {k}, "
                         f"{res.loops} loops, {res.paths_tracked} paths, stop: {res.stop_reason}")
         for c, t in zip(res.components, res.trace_tests):
-            comps.append(FiberComponent(e.label, c.dim, c.degree, t.to_json(), c.points))
+            comps.append(FiberComponent(e.label, c.dim, c.degree, t.to_json(), c.points,
+                                        res.stop_reason))
             wsets.append(c)
     return comps, evidence, paths, failed
 
@@ -361,9 +372,13 @@ def _compare(expected, comps, dim0, bb) -> tuple[bool, str, list[str]]:
     if extra:
         problems.append(f"extra component(s) found by the blackbox decomposition: "
                         f"{[(c.dim, c.degree) for c in extra]}")
-    uncertified = [c.label for c in comps if c.trace_test["verdict"] is not True]
-    if uncertified:
-        problems.append(f"trace test not passed for {uncertified} (incomplete or undecided)")
+    # monodromy stops uncertified only at a budget: an incomplete (trace test False) or
+    # undecided witness set leaves the comparison undecided, it does not contradict it
+    undecided = [f"'{c.label}' (dim {c.dim}, {c.degree} points, trace test "
+                 f"{'incomplete' if c.trace_test['verdict'] is False else 'undecided'}: "
+                 f"residual {c.trace_test['residual']:.1e}, {c.trace_test['failed_paths']} "
+                 f"failed paths; monodromy stop: {c.stop_reason or 'n/a'})"
+                 for c in comps if c.trace_test["verdict"] is not True]
     checks.append(f"{len(comps)} component(s): " + ", ".join(
         f"{c.label}: dim {c.dim}, degree {c.degree}, trace residual "
         f"{c.trace_test['residual']:.1e}" for c in comps))
@@ -372,4 +387,7 @@ def _compare(expected, comps, dim0, bb) -> tuple[bool, str, list[str]]:
                       f"({'agrees' if bb['agrees'] else 'DISAGREES'})")
     if problems:
         return False, "does not match the known symmetries: " + "; ".join(problems), checks
+    if undecided:
+        return None, ("undecided: everything computed agrees with the known symmetries, but the "
+                      "trace test does not certify the witness set of " + ", ".join(undecided)), checks
     return True, "matches the known symmetries", checks

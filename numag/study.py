@@ -161,6 +161,15 @@ def figure(path: Path | str, figsize: tuple[float, float] = (6.5, 4), projection
         plt.close(fig)
 
 
+def all_of(values: Iterable[bool | None]) -> bool | None:
+    """Three-valued AND of a claim's cases: False if any case is False, else None (undecided,
+    "?") if any is None, else True."""
+    vals = list(values)
+    if any(v is False for v in vals):
+        return False
+    return None if any(v is None for v in vals) else True
+
+
 def claims_table(claims: list[Claim]) -> str:
     return md_table(["", "claim", "source", "evidence"],
                     [[c.mark, c.text, c.source, c.evidence] for c in claims])

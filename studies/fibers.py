@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from numag import Architecture
 from numag.fibers import fiber
-from numag.study import Claim, StudyContext, md_table, study_main
+from numag.study import Claim, StudyContext, all_of, md_table, study_main
 
 NAME = "fibers"
 
@@ -24,10 +24,18 @@ def fiber_item(widths: list, ranks: list, kind: str, seed: int, blackbox: bool) 
             "tangent_dimension": r.tangent_dimension,
             "components": [{"label": c.label, "dim": c.dim, "degree": c.degree,
                             "certified": c.trace_test["verdict"] is True,
+                            "trace_verdict": c.trace_test["verdict"],
                             "trace_residual": c.trace_test["residual"]} for c in r.components],
             "expected": [e.to_json() for e in r.expected], "matches": r.matches,
             "verdict": r.verdict, "paths": r.paths_tracked, "failed_paths": r.failed_paths,
             "seconds": r.seconds, "blackbox": r.blackbox}
+
+
+def cert_note(c: dict) -> str:
+    if c["certified"]:
+        return ""
+    return " (trace test undecided)" if c.get("trace_verdict", False) is None else \
+        " (not certified)"
 
 
 def grid(quick: bool, seed: int) -> list[dict]:
@@ -52,7 +60,8 @@ def compute(ctx: StudyContext) -> dict:
     """Monodromy witness sets of generic / swap / u ∥ w / zero fibers and small deep fibers."""
     recs = ctx.run(grid(ctx.quick, ctx.seed), fiber_item, desc=NAME)
     res = [{**r["params"], **r["result"]} for r in recs]
-    ok = lambda x: all(c["certified"] for c in x["components"])
+    ok = lambda x: all_of(c.get("trace_verdict", c["certified"] or None)   # None: undecided
+                          for c in x["components"])
     dims = lambda x: sorted(c["dim"] for c in x["components"])
     single = [x for x in res if len(x["ranks"]) == 1]
     generic = [x for x in single if x["point_type"] == "generic"]
@@ -71,12 +80,12 @@ def compute(ctx: StudyContext) -> dict:
     claims = [
         Claim("generic fiber: one irreducible component of dim a² + 1 (GL_a × scaling orbit)",
               "HMK single-layer fibers",
-              all(dims(x) == [x["ranks"][0] ** 2 + 1] and ok(x) for x in generic),
+              all_of(all_of([dims(x) == [x["ranks"][0] ** 2 + 1], ok(x)]) for x in generic),
               "; ".join(f"{x['widths']}/{x['ranks']}: {[(c['dim'], c['degree']) for c in x['components']]}"
                         for x in generic)),
         Claim("rk A = rk V = 1, u ∦ w: two components (W0's branch and the swap)",
               "HMK single-layer fibers",
-              all(len(x["components"]) == 2 and ok(x) for x in swaps),
+              all_of(all_of([len(x["components"]) == 2, ok(x)]) for x in swaps),
               f"{sum(len(x['components']) == 2 for x in swaps)}/{len(swaps)} fibers"),
         Claim("a = d' = 1: the generic fiber has two components", "HMK",
               bool(a11) and all(len(x["components"]) == 2 for x in a11),
@@ -84,17 +93,17 @@ def compute(ctx: StudyContext) -> dict:
                         for x in a11)),
         Claim("u ∥ w: the two branches coincide (one component); the fiber system is non-reduced"
               " there (tangent dimension exceeds the dimension by d − 1)", "HMK; paper-notes §2",
-              all(len(x["components"]) == 1 and ok(x) and x["tangent_dimension"] - x["dimension"]
-                  == x["widths"][0] - 1 for x in pars),
+              all_of(all_of([len(x["components"]) == 1, ok(x), x["tangent_dimension"] - x["dimension"]
+                          == x["widths"][0] - 1]) for x in pars),
               "; ".join(f"d = {x['widths'][0]}: tangent {x['tangent_dimension']}, dim "
                         f"{x['dimension']}" for x in pars)),
         Claim("zero fiber: {A = 0} ∪ {V = 0} = ∪_r Z_r × C^(dd') ∪ C^(2ad), with the derived dims",
               "HMK (φ = 0 iff A = 0 or V = 0); dims derived in numag.fibers",
-              all(dims(x) == zero_dims(x) and ok(x) for x in zeros),
+              all_of(all_of([dims(x) == zero_dims(x), ok(x)]) for x in zeros),
               "; ".join(f"{x['widths']}/{x['ranks']}: {dims(x)} vs {zero_dims(x)}" for x in zeros)),
         Claim("deep generic fiber = the (S1)–(S3) orbit (same dimension, one component)",
               "HMK deep symmetries",
-              all(x["matches"] and len(x["components"]) == 1 for x in deep),
+              all_of(all_of([x["matches"], len(x["components"]) == 1]) for x in deep),
               "; ".join(f"{x['widths']}/{x['ranks']}: dim {x['dimension']} vs orbit "
                         f"{x['expected'][0]['dim']}, degree {x['components'][0]['degree']}"
                         for x in deep)),
@@ -104,9 +113,9 @@ def compute(ctx: StudyContext) -> dict:
     ]
     rows = [[",".join(map(str, x["widths"])), ",".join(map(str, x["ranks"])), x["point_type"],
              x["dimension"], "; ".join(f"dim {c['dim']} deg {c['degree']}"
-                                       f"{'' if c['certified'] else ' (not certified)'}"
+                                       f"{cert_note(c)}"
                                        for c in x["components"]),
-             "✓" if x["matches"] else "✗", x["paths"], f"{x['seconds']:.1f}",
+             {True: "✓", False: "✗", None: "? (undecided)"}[x["matches"]], x["paths"], f"{x['seconds']:.1f}",
              "" if not x["blackbox"] else ("agrees" if x["blackbox"]["agrees"] else "differs")]
             for x in res]
     md = ("Components by monodromy from W0 (each certified by the linear trace test); "

@@ -14,8 +14,8 @@ HELP = "irreducible components of the fiber {W : φ_W = φ_W0} (monodromy from W
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_architecture_arguments(p, softmax=False, required=False)
-    p.add_argument("--point", choices=KINDS, default="generic",
-                   help="kind of the sample point W0 (default generic)")
+    p.add_argument("--point", choices=KINDS, default=None,
+                   help="kind of the sample point W0 (default generic; not with --weights)")
     p.add_argument("--weights", metavar="FILE", help="W0 from a JSON weights file instead "
                    "(format: README); its widths and ranks define the architecture")
     p.add_argument("--seed", type=int, default=0, help="seed of every random choice")
@@ -43,6 +43,9 @@ def json_result(args: argparse.Namespace) -> dict:
 
 def compute(args: argparse.Namespace) -> FiberDecomposition:
     if args.weights:
+        if args.point is not None:
+            raise ValueError("--point chooses a sample point; --weights gives W0 itself: "
+                             "use one of them")
         arch, layers = load_weights(args.weights)
         if args.widths or args.ranks:
             given = (tuple(args.widths or arch.widths), tuple(args.ranks or arch.ranks))
@@ -54,7 +57,7 @@ def compute(args: argparse.Namespace) -> FiberDecomposition:
             raise ValueError("give --widths and --ranks, or --weights FILE")
         arch, layers = architecture_from(args), None
     blackbox = {"auto": None, "yes": True, "no": False}[args.blackbox]
-    return fiber(arch, layers, kind=args.point, seed=args.seed, blackbox=blackbox,
+    return fiber(arch, layers, kind=args.point or "generic", seed=args.seed, blackbox=blackbox,
                  timeout=args.timeout)
 
 
@@ -63,12 +66,16 @@ def to_cli_json(r: FiberDecomposition) -> dict:
     expected), then everything else of FiberDecomposition.to_json()."""
     full = r.to_json()
     comps = [{"dim": c["dim"], "degree": c["degree"], "trace_test": c["trace_test"],
-              "label": c["label"], "points": c["points"]} for c in full["components"]]
+              "label": c["label"], "stop_reason": c["stop_reason"], "points": c["points"]}
+             for c in full["components"]]
     return {"dimension": r.dimension, "components": comps,
             "paths_tracked": r.paths_tracked, "seconds": full["seconds"], "seed": r.seed,
             "expected": {"components": full["expected"], "matches": r.matches,
                          "verdict": r.verdict},
             **{k: v for k, v in full.items() if k not in ("components", "expected")}}
+
+
+TRACE_WORDS = {True: "passed", False: "NOT passed: incomplete", None: "UNDECIDED"}
 
 
 def render(r: FiberDecomposition) -> str:
@@ -79,7 +86,7 @@ def render(r: FiberDecomposition) -> str:
     for c in r.components:
         t = c.trace_test
         rows.append(("component", f"dim {c.dim}, degree {c.degree}, trace test "
-                     f"{'passed' if t['verdict'] else 'NOT passed'} (residual {t['residual']:.1e}"
+                     f"{TRACE_WORDS[t['verdict']]} (residual {t['residual']:.1e}"
                      f", tolerance {t['tolerance']:.0e})  [{c.label}]"))
     rows += [("expected", "; ".join(f"{e.label}: dim {e.dim if e.dim is not None else '?'}"
                                     for e in r.expected)),
