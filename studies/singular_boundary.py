@@ -121,7 +121,7 @@ def compute(ctx: StudyContext) -> dict:
         Claim("rule-based labels and independent evidence agree", "numag.classify",
               len(agree) == len(res), f"{len(agree)}/{len(res)} points agree"),
         Claim("an exact 1e-30 perturbation changes the label at 50 digits; float64 does not "
-              "claim either", "issue 5 (numerics)",
+              "claim either", "numag.classify (decisions at 50 digits vs float64)",
               noise["special_50"]["labels"] != noise["perturbed_50"]["labels"]
               and "undecided" in noise["special_float64"]["labels"]
               and "undecided" in noise["perturbed_float64"]["labels"],
