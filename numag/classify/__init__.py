@@ -26,10 +26,10 @@ from ..tensor import check_tensor
 from .ambient import Membership, membership
 from .classification import Classification
 from .evidence import NEARBY_POINTS, Evidence, FiberPoint, agreement, collect_evidence
-from .inputs import check_a, check_array, check_matrix, check_shape
-from .precision import (Decision, Precision, singular_values, svd, threshold_rank,
+from .inputs import check_a, check_array, check_matrix, check_shape, exact_rationals
+from .precision import (Decision, Precision, fmt, singular_values, svd, threshold_rank,
                         threshold_zero)
-from .rules import LABELS, rank_decisions, rule_labels
+from .rules import LABELS, NOT_IN_M, rank_decisions, rule_labels, rule_outcome
 
 __all__ = ["LABELS", "NEARBY_POINTS", "Classification", "Decision", "Evidence", "FiberPoint",
            "Membership", "Precision", "classify_av", "classify_point", "classify_tensor",
@@ -56,7 +56,9 @@ def classify_weights(Q: np.ndarray, K: np.ndarray, V: np.ndarray,
     if Q.shape != K.shape or V.shape[1] != Q.shape[1]:
         raise ValueError(f"Q {Q.shape}, K {K.shape} must both be (a, d) and V {V.shape} (d', d)")
     a, d = Q.shape
-    A = K.T.dot(Q)                                   # exact for Fraction input
+    # exact (floats and mpf as the rationals they are): rk A ≤ a then holds exactly, which
+    # rank_decisions relies on when it drops rank candidates above a for weights
+    A = exact_rationals(K).T.dot(exact_rationals(Q))
     return _classify(A, V, (d, V.shape[0], a), precision or Precision(), seed, evidence,
                      "weights (Q, K, V)", qkv=(Q, K, V))
 
@@ -66,8 +68,10 @@ def classify_av(A: np.ndarray, V: np.ndarray, a: int, precision: Precision | Non
     """Classify the point T(A, V) of M_{d,d',a} given by A (d, d) and V (d', d).
 
     Raises:
-        ValueError: wrong shapes, d < 2, NaN/infinite entries, or rk A > a decided (then (A, V)
-            is not a point of M_{d,d',a}).
+        ValueError: wrong shapes, d < 2, NaN/infinite entries, or rk A > a for every rank
+            candidate of A and V ≠ 0 (then (A, V) is not a point of M_{d,d',a}). When rk A is
+            undecided between a value ≤ a and one > a, the result is undecided with
+            ("not in M",) among its alternatives, never definite labels.
     """
     A, V = check_matrix(A, "A"), check_matrix(V, "V")
     if A.shape[0] != A.shape[1] or V.shape[1] != A.shape[0]:
@@ -80,7 +84,9 @@ def classify_av(A: np.ndarray, V: np.ndarray, a: int, precision: Precision | Non
 def classify_tensor(T: np.ndarray, a: int, precision: Precision | None = None, seed: int = 0,
                     evidence: bool = True) -> Classification:
     """Classify an ambient point T (d', d, d, d) (paper-notes §1): recover a real preimage, or
-    report "not in M" (labels ()) with the residual.
+    report "not in M" (labels ()) with the residual. A preimage that fits T but whose rk A is
+    undecided between a value ≤ a and one > a gives "undecided" with ("not in M",) among the
+    alternatives (membership undecided).
 
     Raises:
         ValueError: T not of shape (d', d, d, d), not symmetric in its middle indices, NaN/inf.
@@ -99,7 +105,9 @@ def classify_tensor(T: np.ndarray, a: int, precision: Precision | None = None, s
         mem = Membership(True, 0.0, "T = 0 = T(0, V) for every V")
         return _classify(zA, zV, shape, prec, seed, evidence, "ambient tensor", member=mem)
     mem, av = membership(T, a, prec, seed)
-    if mem.in_M:
+    if mem.in_M or (mem.in_M is None and mem.preimage_fits):
+        # in M, or a fitting preimage whose rk A may exceed a: the rank decision of the
+        # membership test (mem.rank_A) then leaves "not in M" among the alternatives
         return _classify(av[0], av[1], shape, prec, seed, evidence, "ambient tensor",
                          member=mem)
     labels = ("undecided",) if mem.in_M is None else ()
@@ -128,8 +136,9 @@ def _classify(A_in, V_in, shape, prec: Precision, seed: int, want_evidence: bool
     check_shape(shape)
     with prec.context():
         A, V = prec.convert(A_in), prec.convert(V_in)
-        decs, ranks, combos = rank_decisions(A, V, shape, prec, source)
-        labels, kinds, alts, notes = _labels(combos, shape, prec)
+        decs, ranks, combos = rank_decisions(A, V, shape, prec, source,
+                                             member.rank_A if member else None)
+        labels, kinds, alts, notes = _labels(combos, shape, prec, decs)
         margin, margin_notes = _margin(decs, alts)
         ev = (collect_evidence(A, V, shape, prec, seed, decs, qkv, (A_in, V_in))
               if want_evidence else None)
@@ -140,23 +149,38 @@ def _classify(A_in, V_in, shape, prec: Precision, seed: int, want_evidence: bool
                           agree, member, tuple(notes), seed)
 
 
-def _labels(combos: list, shape, prec: Precision):
+def _labels(combos: list, shape, prec: Precision, decs: tuple[Decision, ...] = ()):
     """(labels, kinds, alternatives, notes) over every (rk A, rk V, u ∥ w) still possible:
-    one label set, or ("undecided",) with the alternatives."""
+    one label set, or ("undecided",) with the alternatives. A candidate rk A > a is the outcome
+    NOT_IN_M ("not in M"), which differs from every label set."""
     # rule_labels is looked up here, in the package namespace, so a replaced rule takes effect
     label_sets: dict = {}
     for rA, rV, par in combos:
-        labels, kinds = rule_labels(*shape, rA, rV, par)
+        labels, kinds = rule_outcome(*shape, rA, rV, par, rules=rule_labels)
         label_sets.setdefault(labels, kinds)
     if len(label_sets) == 1:
         (labels, kinds), = label_sets.items()
+        if labels == NOT_IN_M:       # only reachable through a rank decision passed in
+            return (), kinds, (), list(kinds)
         return labels, kinds, (), []
     alts = tuple(sorted(label_sets))
     notes = ["undecided: the margins at this precision leave " +
              " or ".join("{" + ", ".join(x) + "}" for x in alts)]
+    if NOT_IN_M in label_sets:
+        d, d_out, a = shape
+        dA = decs[0] if decs else None
+        cands = f" {list(dA.candidates)}" if dA else ""
+        margin = (f" (margin {fmt(dA.margin)}, which does not clear the min margin "
+                  f"{fmt(prec.min_margin)})" if dA else "")
+        notes.append(f"rank A undecided among{cands}{margin}: a rank above a = {a} would mean "
+                     f"the input is not a point of M_{{{d},{d_out},{a}}} (not in M), so no "
+                     "label is certain")
     if prec.is_float:
         notes.append("float64 cannot tell a special class from a neighbour within rounding "
                      "(≈1e-16 relative): use mpmath digits on exact input")
+    else:
+        notes.append(f"more digits than {prec.digits} (--digits) can decide it when the input "
+                     "is exact")
     return ("undecided",), (), alts, notes
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..tensor import PreimageData, preimage_candidates, tensor
-from .precision import (Decision, Precision, norm, singular_values, svd, threshold_rank,
+from .precision import (Decision, Precision, fmt, norm, singular_values, svd, threshold_rank,
                         threshold_zero, work_digits)
 
 
@@ -22,6 +22,8 @@ class Membership:
         reason: why (e.g. semidefinite contraction: no real preimage).
         residual_decision: the residual, decided against the tolerance.
         eigenvalues: normalized eigenvalues of the random contraction (first three).
+        rank_A: rk A of the recovered preimage, decided against the tolerance (T ∈ M needs
+            rk A ≤ a as well as residual 0); the classification reads it from here.
     """
 
     in_M: bool | None
@@ -29,12 +31,20 @@ class Membership:
     reason: str
     residual_decision: Decision | None = None
     eigenvalues: tuple[float, ...] = ()
+    rank_A: Decision | None = None
+
+    @property
+    def preimage_fits(self) -> bool:
+        """The recovered preimage reproduces T (residual decided 0), whatever rk A is."""
+        d = self.residual_decision
+        return d is not None and d.decided and d.value == 0
 
     def to_json(self) -> dict:
         return {"in_M": self.in_M, "residual": self.residual, "reason": self.reason,
                 "eigenvalues": [float(x) for x in self.eigenvalues],
                 "residual_decision": (self.residual_decision.to_json()
-                                      if self.residual_decision else None)}
+                                      if self.residual_decision else None),
+                "rank_A": self.rank_A.to_json() if self.rank_A else None}
 
 
 def membership(T: np.ndarray, a: int, prec: Precision, seed: int = 0,
@@ -58,16 +68,28 @@ def membership(T: np.ndarray, a: int, prec: Precision, seed: int = 0,
         res = threshold_zero("relative residual", best.residual, prec)
         eig = tuple(float(x) for x in data.eigenvalues[:3])
         rank_a = threshold_rank("rank A of the recovered preimage", singular_values(A, wprec), prec)
-        if res.decided and res.value == 0 and rank_a.decided and rank_a.value > min(a, d):
-            A = _truncate(A, min(a, d), wprec)
+        limit = min(a, d)
+        fits = res.decided and res.value == 0
+        if fits and min(rank_a.candidates) > limit:
+            A = _truncate(A, limit, wprec)
             r2 = float(norm(tensor(A, V) - Tw) / norm(Tw))
-            r = rank_a.value
-            return Membership(False, r2, f"the preimage has rk A = {r} > a = {a}: in "
-                              f"M_{{{d},{d_out},{r}}} but not in M_{{{d},{d_out},{a}}}; "
-                              "residual after truncating A to rank a", res, eig), (A, V)
+            r = (f"rk A = {rank_a.value}" if rank_a.decided else
+                 f"rk A in {list(rank_a.candidates)} (undecided, every candidate)")
+            return Membership(False, r2, f"the preimage has {r} > a = {a}: in "
+                              f"M_{{{d},{d_out},{max(rank_a.candidates)}}} but not in "
+                              f"M_{{{d},{d_out},{a}}}; residual after truncating A to rank a",
+                              res, eig, rank_a), (A, V)
+        if fits and max(rank_a.candidates) > limit:
+            # the fiber over T is {(λA, V/λ)}, plus the swap (w vᵀ, c uᵀ) when rk A = rk V = 1
+            # (numag.classify.fiber), so rk A is a property of T: an undecided rank reaching
+            # above a is an undecided membership
+            return Membership(None, float(best.residual), (
+                f"undecided: a real preimage reproduces T, but its rk A is undecided among "
+                f"{list(rank_a.candidates)} (margin {fmt(rank_a.margin)}) and rk A > a = {a} "
+                f"would put T outside M_{{{d},{d_out},{a}}}"), res, eig, rank_a), (A, V)
     reason = _reason(data, res, prec)            # at the caller's precision, as decided
     in_M = None if not res.decided else res.value == 0
-    return Membership(in_M, float(best.residual), reason, res, eig), (A, V)
+    return Membership(in_M, float(best.residual), reason, res, eig, rank_a), (A, V)
 
 
 def _best_recovery(T: np.ndarray, rng: np.random.Generator, attempts: int) -> PreimageData:

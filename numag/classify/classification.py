@@ -21,7 +21,8 @@ class Classification:
         decisions: rank A, rank V and, for rank-1 points, u ∥ w.
         margin: smallest margin among the decisions (an undecided decision that cannot change
             the labels is left out and noted).
-        alternatives: the label sets still possible when undecided.
+        alternatives: the label sets still possible when undecided; ("not in M",) among them
+            when a candidate rk A exceeds a (the input would then not be a point of M).
         evidence: Evidence, or None when not computed.
         agreement: {"singular": ..., "boundary": ...}: agree / DISAGREE / inconclusive / not probed.
         membership: for ambient input, the recovery result.

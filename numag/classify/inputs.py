@@ -43,6 +43,24 @@ def check_array(m: np.ndarray, name: str) -> np.ndarray:
     return m
 
 
+def exact_rationals(m: np.ndarray) -> np.ndarray:
+    """m with every float and mpf entry replaced by the Fraction it represents exactly (ints and
+    Fractions kept), so that products of such arrays are exact: a float64 product K.T @ Q is
+    rounded, and its rounding can raise the rank of A = KᵀQ (rank 1 read as rank 3).
+    """
+    m = np.asarray(m)
+    if m.dtype != object and not np.issubdtype(m.dtype, np.floating):
+        return m
+
+    def exact(v):
+        if isinstance(v, (float, np.floating)):
+            return Fraction(float(v))
+        if isinstance(v, mpmath.mpf):
+            return Fraction(*v.as_integer_ratio())
+        return v
+    return np.vectorize(exact, otypes=[object])(m)
+
+
 def check_a(a: Any) -> None:
     """Raises ValueError unless a is a positive integer (bools refused)."""
     if isinstance(a, bool) or not isinstance(a, (int, np.integer)) or a < 1:

@@ -8,6 +8,8 @@ rk A = rk V = 1:
 * a = d' = 1: singular iff zero, or d ≥ 3 and u ∥ w.
 * boundary iff zero, or rk A = rk V = 1 and u ∥ w. "smooth" means "not singular"; a smooth
   boundary point gets both labels.
+* rk A > a: T(A, V) is not a point of M_{d,d',a} at all ("not in M"); a rank of A undecided
+  between a and more is therefore undecided between a label set and "not in M".
 """
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ import numpy as np
 from .precision import Decision, Precision, fmt, singular_values, threshold_rank
 
 LABELS = ("zero", "singular", "boundary", "smooth", "undecided")
+# the outcome of a rank candidate rk A > a: T(A, V) is then not a point of M_{d,d',a}
+NOT_IN_M = ("not in M",)
 
 
 def rule_labels(d: int, d_out: int, a: int, rank_A: int, rank_V: int,
@@ -48,24 +52,37 @@ def rule_labels(d: int, d_out: int, a: int, rank_A: int, rank_V: int,
 
 
 def rank_decisions(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int], prec: Precision,
-                   source: str) -> tuple[tuple[Decision, ...], dict, list]:
+                   source: str, rank_A: Decision | None = None
+                   ) -> tuple[tuple[Decision, ...], dict, list]:
     """Decide rk A, rk V and, when both may be 1, u ∥ w (A, V converted to prec, in its context).
 
+    Candidates of rk A above min(a, d) are kept for sources "(A, V)" and "ambient tensor": such
+    a rank means the input is not a point of M_{d,d',a}, an outcome of its own (rule_outcome).
+    For "weights (Q, K, V)" they are dropped: A = KᵀQ has rank ≤ a exactly, so they are
+    rounding artefacts of the product.
+
+    Args:
+        rank_A: a rank decision for A made elsewhere (the ambient membership test decides it on
+            the recovered preimage at its working precision), used instead of deciding again.
     Returns:
         (decisions, {"A": rank, "V": rank} read at the tolerance, every (rk A, rk V, u ∥ w)
         consistent with the margins).
     Raises:
-        ValueError: source "(A, V)" and rk A > a decided (not a point of M_{d,d',a}).
+        ValueError: source "(A, V)", rk A > a for every candidate (decided, or undecided among
+            ranks that all exceed a) and V ≠ 0 possible: T(A, V) is not a point of M_{d,d',a}.
     """
     d, d_out, a = shape
+    limit = min(a, d)
     sA, sV = singular_values(A, prec), singular_values(V, prec)
-    dA, dV = threshold_rank("rank A", sA, prec), threshold_rank("rank V", sV, prec)
-    if source == "(A, V)" and dA.decided and dA.value > min(a, d):
-        raise ValueError(f"A has rank {dA.value} > a = {a} (tolerance {prec.tolerance:.1e}, "
-                         f"margin {fmt(dA.margin)}): (A, V) is not a point of "
-                         f"M_{{{d},{d_out},{a}}}")
-    # rk A ≤ a holds exactly for A = KᵀQ; candidates above it are rounding artefacts
-    cand_A = tuple(r for r in dA.candidates if r <= min(a, d)) or (min(a, d),)
+    dA = rank_A if rank_A is not None else threshold_rank("rank A", sA, prec)
+    dV = threshold_rank("rank V", sV, prec)
+    if source == "(A, V)" and min(dA.candidates) > limit and 0 not in dV.candidates:
+        raise ValueError(_above_a_message(dA, shape, prec))
+    if source == "weights (Q, K, V)":
+        # rk A ≤ a holds exactly for A = KᵀQ; candidates above it are rounding artefacts
+        cand_A = tuple(r for r in dA.candidates if r <= limit) or (limit,)
+    else:
+        cand_A = dA.candidates
     decs = [dA, dV]
     pars: tuple[bool, ...] = (False,)
     if 1 in cand_A and 1 in dV.candidates:
@@ -74,6 +91,36 @@ def rank_decisions(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int], pr
             decs.append(dP)
     combos = list(itertools.product(cand_A, dV.candidates, pars))
     return tuple(decs), {"A": dA.value, "V": dV.value}, combos
+
+
+def rule_outcome(d: int, d_out: int, a: int, rank_A: int, rank_V: int,
+                 parallel: bool, rules=None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """rule_labels, or (NOT_IN_M, (why,)) when rank_A > min(a, d) and rank_V > 0: then T(A, V)
+    is not a point of M_{d,d',a} (it lies in M_{d,d',rank_A}) and no label of paper-notes §2
+    applies. (With V = 0, T(A, 0) = 0 = T(0, V') is the zero point of M whatever rk A is.)
+
+    Args:
+        rules: the rule_labels to call (default this module's; the package passes its own
+            namespace's so that a replaced rule takes effect).
+    """
+    if rank_A > min(a, d) and rank_V != 0:
+        return NOT_IN_M, (f"rk A = {rank_A} > a = {a}: not a point of M_{{{d},{d_out},{a}}}",)
+    return (rules or rule_labels)(d, d_out, a, rank_A, rank_V, parallel)
+
+
+def _above_a_message(dA: Decision, shape: tuple[int, int, int], prec: Precision) -> str:
+    """Why A (every rank candidate above min(a, d)) makes (A, V) no point of M_{d,d',a}."""
+    d, d_out, a = shape
+    limit = min(a, d)
+    tail = f": (A, V) is not a point of M_{{{d},{d_out},{a}}}"
+    if dA.decided:
+        return (f"A has rank {dA.value} > a = {a} (tolerance {prec.tolerance:.1e}, "
+                f"margin {fmt(dA.margin)}){tail}")
+    # rk A > a iff σ_{a+1}/σ_1 > tolerance: that value's margin decides it, even though the
+    # rank itself is undecided among the candidates
+    return (f"A has rank > a = {a}: its rank is undecided among {list(dA.candidates)}, all "
+            f"above a (σ_{limit + 1}/σ_1 clears the tolerance {prec.tolerance:.1e} by the "
+            f"margin {fmt(dA.values[limit] / prec.tolerance)}){tail}")
 
 
 def _parallel(A, V, nA, nV, prec: Precision) -> tuple[Decision | None, tuple[bool, ...]]:
