@@ -18,14 +18,19 @@ def sort_rows(X):
     return X[np.lexsort((X[:, 0].imag, X[:, 0].real))]
 
 
-@pytest.mark.parametrize("method", ["numpy", "phc"])
-def test_moving_the_slice_of_the_twisted_cubic_gives_the_exact_points(method):
+def twisted_cubic_slices():
+    """The twisted cubic, two random slices (seed 7) and its 3 exact points on the first."""
     F = PolynomialSystem.from_strings(["x^2 - y", "x^3 - z"])
     rng = np.random.default_rng(7)
     A0 = rng.standard_normal((1, 3)) + 1j * rng.standard_normal((1, 3))
     A1 = rng.standard_normal((1, 3)) + 1j * rng.standard_normal((1, 3))
     b0, b1 = np.array([0.3 + 0.2j]), np.array([-1.1 + 0.4j])
-    X0 = cubic_on_slice(A0, b0[0])
+    return F, A0, b0, A1, b1, cubic_on_slice(A0, b0[0])
+
+
+@pytest.mark.parametrize("method", ["numpy", "phc"])
+def test_moving_the_slice_of_the_twisted_cubic_gives_the_exact_points(method):
+    F, A0, b0, A1, b1, X0 = twisted_cubic_slices()
     tr = track_slices(F, A0, b0, A1, b1, X0, gamma=np.exp(0.7j), method=method)
     assert tr.ok.all() and tr.n_failed == 0 and tr.n_diverged == 0
     np.testing.assert_allclose(sort_rows(tr.endpoints), sort_rows(cubic_on_slice(A1, b1[0])),
@@ -155,12 +160,7 @@ def test_double_double_evaluation_removes_cancellation_error():
 
 
 def test_failed_paths_are_retried_and_reasons_counted():
-    F = PolynomialSystem.from_strings(["x^2 - y", "x^3 - z"])
-    rng = np.random.default_rng(7)
-    A0 = rng.standard_normal((1, 3)) + 1j * rng.standard_normal((1, 3))
-    A1 = rng.standard_normal((1, 3)) + 1j * rng.standard_normal((1, 3))
-    b0, b1 = np.array([0.3 + 0.2j]), np.array([-1.1 + 0.4j])
-    X0 = cubic_on_slice(A0, b0[0])
+    F, A0, b0, A1, b1, X0 = twisted_cubic_slices()
     from witness import TrackerOptions
     # an endpoint tolerance nobody can meet: every path fails twice, with its reason
     tr = track_slices(F, A0, b0, A1, b1, X0, gamma=np.exp(0.7j),
