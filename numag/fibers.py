@@ -388,6 +388,7 @@ def _compare(expected, comps, dim0, bb) -> tuple[bool, str, list[str]]:
     if problems:
         return False, "does not match the known symmetries: " + "; ".join(problems), checks
     if undecided:
+        why = ", ".join(undecided)
         return None, ("undecided: everything computed agrees with the known symmetries, but the "
-                      "trace test does not certify the witness set of " + ", ".join(undecided)), checks
+                      f"trace test does not certify the witness set of {why}"), checks
     return True, "matches the known symmetries", checks

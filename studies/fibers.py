@@ -93,8 +93,9 @@ def compute(ctx: StudyContext) -> dict:
                         for x in a11)),
         Claim("u ∥ w: the two branches coincide (one component); the fiber system is non-reduced"
               " there (tangent dimension exceeds the dimension by d − 1)", "HMK; paper-notes §2",
-              all_of(all_of([len(x["components"]) == 1, ok(x), x["tangent_dimension"] - x["dimension"]
-                          == x["widths"][0] - 1]) for x in pars),
+              all_of(all_of([len(x["components"]) == 1, ok(x),
+                             x["tangent_dimension"] - x["dimension"] == x["widths"][0] - 1])
+                     for x in pars),
               "; ".join(f"d = {x['widths'][0]}: tangent {x['tangent_dimension']}, dim "
                         f"{x['dimension']}" for x in pars)),
         Claim("zero fiber: {A = 0} ∪ {V = 0} = ∪_r Z_r × C^(dd') ∪ C^(2ad), with the derived dims",
