@@ -181,6 +181,8 @@ def _parse_int_list(text: str, name: str) -> list[int]:
     parts = [p.strip() for p in text.split(",")]
     out = []
     for p in parts:
+        if not p:
+            raise ValueError(f"{name}: empty entry in {text!r}")
         try:
             out.append(int(p))
         except ValueError:

@@ -1,12 +1,15 @@
 """The `numag` command: one subcommand per main job (numag/commands/<name>.py).
 
 Each command module defines NAME, HELP, add_arguments(parser) and run(args) -> exit code. Bad
-input (ValueError from anywhere below) becomes a one-line error and exit code 2.
+input (ValueError from anywhere below, an unreadable or unwritable path, an unusable SQLite
+store) becomes a one-line error `numag CMD: error: ...` and exit code 2.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import sqlite3
 import sys
 
 COMMANDS = ("dim", "fiber", "classify", "sweep", "reproduce")
@@ -25,19 +28,67 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
     try:
-        return int(args.run(args) or 0)
+        args = build_parser().parse_args(argv)
+    except KeyboardInterrupt:                  # Ctrl-C while the commands are imported
+        print("numag: interrupted", file=sys.stderr)
+        return 130
+    try:
+        code = int(args.run(args) or 0)
+        sys.stdout.flush()                     # a closed pipe shows here, not at exit
+        return code
+    except BrokenPipeError:                    # e.g. `numag ... --json | head`
+        quiet_stdout()
+        return 0
+    except UnicodeDecodeError as exc:          # a ValueError that names no file
+        return _error(args, _decode_error(args, exc))
     except ValueError as exc:
-        print(f"numag {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        return _error(args, str(exc))
+    except OSError as exc:                     # a folder given as a file, no permission, ...
+        return _error(args, _os_error(exc))
+    except sqlite3.Error as exc:               # the sweep store
+        store = getattr(args, "store", None)
+        return _error(args, f"{store}: SQLite error ({exc})" if store else f"SQLite error ({exc})")
     except KeyboardInterrupt:
         print(f"numag {args.command}: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:                    # e.g. `numag ... --json | head`
-        sys.stderr.close()
-        return 0
+
+
+def quiet_stdout() -> None:
+    """After a BrokenPipeError: send the rest of stdout (the flush at exit) to /dev/null."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def _error(args: argparse.Namespace, message: str) -> int:
+    print(f"numag {args.command}: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _os_error(exc: OSError) -> str:
+    """'PATH: reason', e.g. '/tmp: Is a directory' (the exception's text if it names no path)."""
+    paths = [str(f) for f in (exc.filename, exc.filename2) if f is not None]
+    if not paths:
+        return str(exc)
+    return f"{' -> '.join(paths)}: {exc.strerror or exc}"
+
+
+def _decode_error(args: argparse.Namespace, exc: UnicodeDecodeError) -> str:
+    """Name the input files among the arguments that are not UTF-8 text."""
+    bad = [v for v in vars(args).values() if isinstance(v, str) and _not_utf8(v)]
+    return f"{', '.join(bad) or 'an input file'}: not UTF-8 text ({exc.reason} at byte {exc.start})"
+
+
+def _not_utf8(path: str) -> bool:
+    if not os.path.isfile(path):
+        return False
+    try:
+        with open(path, "rb") as fh:
+            fh.read().decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    except OSError:                            # not a readable file: not the one
+        return False
+    return False
 
 
 if __name__ == "__main__":

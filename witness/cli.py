@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -22,7 +24,10 @@ from .tracking import RESIDUAL_TOL
 
 def read_system(path: str) -> PolynomialSystem:
     """Parse FILE (or stdin for '-') into a PolynomialSystem."""
-    text = sys.stdin.read() if path == "-" else open(path).read()
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     lines = [ln for ln in text.splitlines() if not ln.lstrip().startswith("#")]
     polys = [p.strip() for ln in lines for p in ln.split(";") if p.strip()]
     if not polys:
@@ -73,11 +78,15 @@ def main(argv: list[str] | None = None) -> int:
     except phc.PHCError as err:
         print(f"PHCpack failure: {err}", file=sys.stderr)
         return 3
-    if args.json:
-        json.dump(out, sys.stdout)
-        print()
-    else:
-        _print_text(args.command, out)
+    try:
+        if args.json:
+            json.dump(out, sys.stdout)
+            print()
+        else:
+            _print_text(args.command, out)
+        sys.stdout.flush()              # a closed pipe shows here, not at exit
+    except BrokenPipeError:             # e.g. `python -m witness ... | head -2`: exit quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from tqdm.auto import tqdm
 
 from ..classify import Classification, Precision, classify_point
-from ..io import load_points, single_layer_point_from_json
-from .common import print_json, table
+from ..io import single_layer_point_from_json
+from .common import bounded, nonnegative_int, print_json, table
 
 NAME = "classify"
 HELP = ("classify points of a single-layer lightning neuromanifold (zero, singular, boundary, "
@@ -20,16 +23,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE",
                    help="JSON point: weights (Q, K, V), {'A', 'V'} or {'tensor'} with widths "
                         "[d, d'] and ranks [a]; JSON lines (.jsonl or --batch) for batch mode")
-    p.add_argument("--digits", type=int, default=50,
+    p.add_argument("--digits", type=bounded(int, 15), default=50,
                    help="mpmath digits of every decision (default 50; at least 15)")
     p.add_argument("--float64", action="store_true",
                    help="decide in float64 instead (for comparison: it never certifies a "
                         "special class)")
-    p.add_argument("--tolerance", type=float, default=None,
+    p.add_argument("--tolerance", type=bounded(float, 0, 1, strict=True), default=None,
                    help="relative zero tolerance (default 10^(-0.8*digits))")
-    p.add_argument("--min-margin", type=float, default=None,
+    p.add_argument("--min-margin", type=bounded(float, 1), default=None,
                    help="margin needed to decide (default 10^(digits/10))")
-    p.add_argument("--seed", type=int, default=0, help="seed of the evidence's random choices")
+    p.add_argument("--seed", type=nonnegative_int, default=0,
+                   help="seed of the evidence's random choices")
     p.add_argument("--no-evidence", action="store_true",
                    help="rules only (skip Jacobian ranks and boundary probes; much faster)")
     p.add_argument("--batch", action="store_true",
@@ -40,20 +44,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     prec = Precision(None if args.float64 else args.digits, args.tolerance, args.min_margin)
-    points = load_points(args.file, batch=True if args.batch else None)
-    batch = len(points) > 1 or args.batch or str(args.file).endswith(".jsonl")
+    points, batch = read_points(args.file, args.batch)
     if not batch:
         where, obj = points[0]
-        result = classify_point(single_layer_point_from_json(obj, where), prec, args.seed,
-                                not args.no_evidence)
+        result = classify_point(_point(obj, where), prec, args.seed, not args.no_evidence)
         print_json(result.to_json()) if args.json else print(render(result))
         return 0
     rows = []
     bar = tqdm(points, desc="classify", disable=None, leave=False)
     for where, obj in bar:
         try:
-            result = classify_point(single_layer_point_from_json(obj, where), prec, args.seed,
-                                    not args.no_evidence)
+            result = classify_point(_point(obj, where), prec, args.seed, not args.no_evidence)
         except ValueError as exc:        # one bad line must not hide the others
             rows.append((where, None, str(exc)))
             if args.json:
@@ -65,6 +66,52 @@ def run(args: argparse.Namespace) -> int:
     if not args.json:
         print(render_batch(rows, prec))
     return 1 if any(err for _, _, err in rows) else 0
+
+
+@dataclass(frozen=True)
+class _BadLine:
+    """A batch line that is not JSON: a per-line error like a bad point."""
+
+    message: str
+
+
+def read_points(path: str, batch: bool) -> tuple[list[tuple[str, Any]], bool]:
+    """[(where, JSON value)] of FILE, and whether it is a batch (--batch, a .jsonl name or
+    several JSON documents; then one per non-empty line, where = "FILE:LINE").
+
+    Raises:
+        ValueError: missing or non-UTF-8 file, one document that is not JSON, no points.
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    if not (batch or path.endswith(".jsonl")):
+        try:
+            return [(path, json.loads(text))], False
+        except json.JSONDecodeError as exc:
+            if "Extra data" not in str(exc):
+                raise ValueError(f"{path}: not valid JSON ({exc})") from None
+    points = [(f"{path}:{n}", _json_line(line)) for n, line in enumerate(text.splitlines(), 1)
+              if line.strip()]
+    if not points:
+        raise ValueError(f"{path}: no points (empty file)")
+    return points, True
+
+
+def _json_line(line: str) -> Any:
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        return _BadLine(f"not valid JSON ({exc})")
+
+
+def _point(obj: Any, where: str):
+    if isinstance(obj, _BadLine):
+        raise ValueError(f"{where}: {obj.message}")
+    return single_layer_point_from_json(obj, where)
 
 
 def _labels(r: Classification) -> str:

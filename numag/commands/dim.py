@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 
+from ..architecture import Architecture
 from ..dimension import METHODS, DimensionResult, dimension
-from .common import add_architecture_arguments, architecture_from, print_json, table
+from .common import (add_architecture_arguments, architecture_from, nonnegative_int,
+                     positive_int, print_json, table)
 
 NAME = "dim"
 HELP = "dimension of the neuromanifold of a self-attention architecture"
@@ -15,12 +18,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--method", choices=METHODS, default=None,
                    help="exact (rank over F_p; lightning only; default for lightning), "
                         "mp (mpmath SVD; default for softmax) or float (float64 SVD)")
-    p.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
-    p.add_argument("--trials", type=int, default=None,
+    p.add_argument("--seed", type=nonnegative_int, default=0,
+                   help="seed of every random choice (default 0)")
+    p.add_argument("--trials", type=positive_int, default=None,
                    help="random points (default: up to 3, stopping at the symmetry bound)")
-    p.add_argument("--inputs", type=int, default=None, metavar="N",
+    p.add_argument("--inputs", type=positive_int, default=None, metavar="N",
                    help="number of inputs N (default: grown until the rank saturates)")
-    p.add_argument("--digits", type=int, default=30, help="mpmath digits for --method mp")
+    p.add_argument("--digits", type=positive_int, default=30, help="mpmath digits for --method mp")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -41,8 +45,21 @@ def json_result(args: argparse.Namespace) -> dict:
 def compute(args: argparse.Namespace) -> DimensionResult:
     arch = architecture_from(args)
     method = args.method or ("mp" if arch.kind == "softmax" else "exact")
-    return dimension(arch, method=method, seed=args.seed, trials=args.trials,
-                     n_inputs=args.inputs, dps=args.digits)
+    result = dimension(arch, method=method, seed=args.seed, trials=args.trials,
+                       n_inputs=args.inputs, dps=args.digits)
+    return replace(result, notes=(*rank_notes(arch), *result.notes))
+
+
+def rank_notes(arch: Architecture) -> list[str]:
+    """A note per layer whose attention rank a_i exceeds its input width d_{i-1}: the
+    architecture is legitimate, but A_i = K_iᵀ Q_i has rank at most d_{i-1}."""
+    notes = []
+    for i, (a, d) in enumerate(zip(arch.ranks, arch.widths[:-1]), start=1):
+        if a > d:
+            layer = "" if arch.depth == 1 else f"layer {i}: "
+            notes.append(f"{layer}attention rank a = {a} exceeds d = {d}: A = KᵀQ has rank at "
+                         f"most {d}, so for A this architecture behaves like a = {d}")
+    return notes
 
 
 def render(r: DimensionResult) -> str:

@@ -3,7 +3,8 @@
     numag sweep SPEC --store FILE [--workers N] [--scheduler ADDRESS|local] [--retry-failed]
     numag sweep export --store FILE [--format csv|json] [--output FILE]
 
-SPEC is JSON or TOML (numag.sweep.spec). Exit codes: 0 all tasks done, 1 some failed (their
+SPEC is JSON or TOML (numag.sweep.spec); relative input-file paths in its tasks are resolved
+against SPEC's folder. Exit codes: 0 all tasks done, 1 some failed (their
 errors are stored and exported), 2 bad input, 130 interrupted (finished tasks stay stored; rerun
 the same command to resume).
 """
@@ -25,7 +26,11 @@ HELP = "run a sweep of tasks into a resumable result store, or export the store"
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("spec", metavar="SPEC|export",
-                   help="JSON or TOML spec of tasks and grids, or 'export' to write the store")
+                   help="JSON or TOML spec of tasks and grids, or 'export' to write the store. "
+                        "Relative input-file paths in tasks (classify 'file', fiber 'weights') "
+                        "are resolved against the spec file's folder; a task is keyed by the "
+                        "file's content too (exported as input.file_sha256 / "
+                        "input.weights_sha256), so an edited file is a new task")
     p.add_argument("--store", required=True, metavar="FILE", help="SQLite result store")
     p.add_argument("--workers", type=int, default=None, metavar="N",
                    help="local worker processes (default: all cores; 0 = in this process); "

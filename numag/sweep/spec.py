@@ -149,10 +149,12 @@ def _list_options(task: str) -> set[str]:
 
 
 def load_tasks(path: str | Path) -> list[TaskSpec]:
-    """Read a spec file and return its normalized tasks (duplicates kept, in order).
+    """Read a spec file and return its normalized tasks (duplicates kept, in order); relative
+    input-file paths in tasks are resolved against the spec file's folder.
 
     Raises:
         ValueError: see read_spec, expand and tasks.normalize; messages name the file and the
             task or grid point.
     """
-    return [normalize(t, where) for where, t in expand(read_spec(path), str(path))]
+    base = Path(path).parent
+    return [normalize(t, where, base) for where, t in expand(read_spec(path), str(path))]

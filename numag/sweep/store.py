@@ -2,7 +2,7 @@
 
 Table `tasks` (rowid order = the order tasks were first added):
     key TEXT PRIMARY KEY  canonical hash of task + options + numag version (+ input files)
-    task, inputs (JSON of the normalized options), seed, version
+    task, inputs (JSON of the normalized options, NAME_sha256 per input file), seed, version
     status                'pending' | 'done' | 'failed'
     result                the command's --json dict as JSON text (status 'done')
     error, traceback      one-line error and full traceback (status 'failed')
@@ -89,8 +89,9 @@ class Store:
     """An open sweep store (a context manager; closes the connection on exit).
 
     Raises:
-        ValueError: the file is not an SQLite database or not a numag sweep store, the store
-            must exist (create=False) and does not, or its folder does not exist.
+        ValueError: the file is not an SQLite database or not a numag sweep store, cannot be
+            opened (a folder, no permission), must exist (create=False) and does not, or its
+            folder does not exist.
     """
 
     def __init__(self, path: str | Path, create: bool = True):
@@ -99,13 +100,21 @@ class Store:
             raise ValueError(f"{self.path}: no such sweep store")
         if not self.path.parent.is_dir():
             raise ValueError(f"{self.path}: folder {self.path.parent} does not exist")
-        # timeout: wait for another connection's write instead of failing at once
-        self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        if self.path.is_dir():
+            raise ValueError(f"{self.path}: a folder, not a sweep store file")
+        try:
+            # timeout: wait for another connection's write instead of failing at once
+            self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise ValueError(f"{self.path}: cannot open the store ({exc})") from None
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
             # WAL + NORMAL: a commit survives the process being killed (not a power cut)
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._check_format()
+        except sqlite3.OperationalError as exc:     # no permission, read-only, locked, ...
+            self._db.close()
+            raise ValueError(f"{self.path}: cannot open the store ({exc})") from None
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise ValueError(f"{self.path}: not a numag sweep store ({exc})") from None
@@ -137,7 +146,7 @@ class Store:
     # --- writing ---------------------------------------------------------------------------
     def add(self, specs: Iterable[TaskSpec]) -> None:
         """Insert a 'pending' row for every task not yet in the store (one transaction)."""
-        rows = [(s.key, s.task, json.dumps(s.options, sort_keys=True), s.seed, s.version)
+        rows = [(s.key, s.task, json.dumps(s.inputs(), sort_keys=True), s.seed, s.version)
                 for s in specs]
         self._db.execute("BEGIN")
         try:

@@ -16,9 +16,15 @@ A task is a JSON object {"task": NAME, OPTION: VALUE, ...}. Two kinds of NAME:
 * 'package.module:function': a Python callable (studies' own tasks, tests), called as
   function(**options); it must return a JSON-serializable dict.
 
+Input files (classify's "file", fiber's "weights"): a relative path is resolved against `base`
+(the spec file's folder for `numag sweep SPEC`, the current folder otherwise) and stored as an
+absolute path; the file must exist.
+
 The key of a task is the SHA-256 of canonical JSON of (task, options with the command's defaults
 filled in, numag.__version__, SHA-256 of every option that names an existing file), so the same
-computation always finds its stored row and a new package version recomputes.
+computation always finds its stored row, a new package version recomputes, and an edited input
+file is a new task. The file hashes are stored with the inputs as NAME_sha256 (input.file_sha256
+in an export), so rows of an edited file can be told apart.
 """
 from __future__ import annotations
 
@@ -37,11 +43,13 @@ import threading
 import time
 import traceback
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
 COMMAND_TASKS = {"dim": "numag dim", "fiber": "numag fiber (issue 4)",
                  "classify": "numag classify (issue 5)"}
+FILE_OPTIONS = {"classify": ("file",), "fiber": ("weights",)}    # paths of input files
 _CALLABLE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 _RESERVED = {"json", "command", "run"}     # set by the sweep itself, not by a task
 # Tasks swap sys.stdout/sys.stderr (process-wide) while they run, so tasks sharing a process
@@ -65,6 +73,7 @@ class TaskSpec:
         version: numag.__version__ the key was made with.
         key: 64 hex digits, the canonical hash (see module docstring).
         unavailable: why the task cannot run in this numag (missing command module), else None.
+        files: {option: SHA-256 of the file it names} (part of the key).
     """
 
     task: str
@@ -72,6 +81,7 @@ class TaskSpec:
     version: str
     key: str
     unavailable: str | None = None
+    files: dict = field(default_factory=dict, hash=False)
 
     @property
     def seed(self) -> int | None:
@@ -82,6 +92,10 @@ class TaskSpec:
         """What a worker needs (small, picklable)."""
         return {"task": self.task, "options": self.options, "key": self.key,
                 "version": self.version}
+
+    def inputs(self) -> dict:
+        """What the store keeps as the task's inputs: the options and NAME_sha256 per file."""
+        return {**self.options, **{f"{k}_sha256": v for k, v in self.files.items()}}
 
     def to_json(self) -> dict:
         return {"task": self.task, **self.options}
@@ -202,7 +216,7 @@ def _parse_command_options(name: str, module: ModuleType, options: dict,
     argv = _argv(parser, options, where)
     try:
         args = parser.parse_args(argv)
-        if hasattr(args, "widths") and hasattr(args, "ranks"):
+        if getattr(args, "widths", None) is not None and getattr(args, "ranks", None) is not None:
             # Architecture errors (ranks vs widths, sizes) are input errors: report them now,
             # not as a failed row after the run.
             from ..commands.common import architecture_from
@@ -218,29 +232,51 @@ def _file_digests(options: dict) -> dict:
     for name, value in sorted(options.items()):
         if isinstance(value, str) and value and os.path.isfile(value):
             with open(value, "rb") as fh:
-                out[name] = hashlib.sha256(fh.read()).hexdigest()
+                out[name] = hashlib.file_digest(fh, "sha256").hexdigest()
     return out
 
 
-def task_key(task: str, options: dict, version: str) -> str:
-    """Canonical SHA-256 of (task, options, version, file contents)."""
+def _resolve_files(name: str, options: dict, base: Path, where: str) -> dict:
+    """Input-file options of a command task as absolute paths, relative ones taken from `base`.
+
+    Raises:
+        ValueError: a named file does not exist (the message shows where it was looked for).
+    """
+    out = dict(options)
+    for opt in FILE_OPTIONS.get(name, ()):
+        value = out.get(opt)
+        if not isinstance(value, str):
+            continue
+        path = os.path.abspath(base / Path(value).expanduser())
+        if not os.path.isfile(path):
+            raise ValueError(f"{where}: {opt} {value!r}: no such file {path} (relative paths "
+                             f"are resolved against the spec's folder)")
+        out[opt] = path
+    return out
+
+
+def task_key(task: str, options: dict, version: str, files: dict | None = None) -> str:
+    """Canonical SHA-256 of (task, options, version, file contents: `files` or computed)."""
     material = {"task": task, "options": options, "version": version,
-                "files": _file_digests(options)}
+                "files": _file_digests(options) if files is None else files}
     text = json.dumps(material, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def normalize(entry: Any, where: str = "task") -> TaskSpec:
+def normalize(entry: Any, where: str = "task", base: str | Path | None = None) -> TaskSpec:
     """Validate one task object and fill in its command's defaults.
 
     Args:
         entry: {"task": NAME, OPTION: VALUE, ...} (a TaskSpec is returned as it is).
         where: how error messages name this task, e.g. 'spec.json: task 3'.
+        base: folder that relative input-file paths are resolved against (default: the
+            current folder).
     Returns:
         TaskSpec with its canonical key.
     Raises:
         ValueError: not an object, no or unknown task name, unknown or missing option, a value
-            the command rejects (e.g. ranks not matching widths), an unimportable callable.
+            the command rejects (e.g. ranks not matching widths), a missing input file, an
+            unimportable callable.
     """
     if isinstance(entry, TaskSpec):
         return entry
@@ -264,13 +300,15 @@ def normalize(entry: Any, where: str = "task") -> TaskSpec:
                       f"numag.commands.{name} does not exist yet ({COMMAND_TASKS[name]})")
             return TaskSpec(name, options, version, task_key(name, options, version), reason)
         options = _parse_command_options(name, module, options, where)
+        options = _resolve_files(name, options, Path(base or os.curdir), where)
     elif _CALLABLE.match(name):
         _resolve_callable(name, where)
         options = {k: _jsonable(v) for k, v in sorted(options.items())}
     else:
         raise ValueError(f"{where}: unknown task {name!r} (known: "
                          f"{', '.join(COMMAND_TASKS)}, or a Python callable 'module:function')")
-    return TaskSpec(name, options, version, task_key(name, options, version))
+    files = _file_digests(options)
+    return TaskSpec(name, options, version, task_key(name, options, version, files), files=files)
 
 
 def callable_task(fn: Callable[..., dict], **options: Any) -> dict:
