@@ -202,3 +202,15 @@ def test_missing_sweep_input_file_is_an_input_error(tmp_path, capsys):
     assert main(["sweep", str(spec), "--store", str(tmp_path / "s.db")]) == 2
     line = one_error(capsys, "sweep")
     assert "'nope.json': no such file" in line and str(tmp_path / "nope.json") in line
+
+
+
+@pytest.mark.parametrize("flag, value, message", [
+    ("--seed", "-1", "argument --seed: must be >= 0"),
+    ("--timeout", "0", "argument --timeout: must be > 0")])
+def test_fiber_options_are_range_checked(flag, value, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["fiber", "--widths", "3,2", "--ranks", "1", flag, value])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

@@ -124,3 +124,56 @@ def test_unreadable_coordinates_become_nan():
            "1.0E+00\n== err :  NaN = rco :  1.0E+00 = res :  **** =")
     s = phc.parse_solution(sol)
     assert np.isnan(s.coords["v1"].real) and s.coords["v1"].imag == 1 and np.isnan(s.res)
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every process below pid, from /proc (Linux)."""
+    import os
+    parent = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    parent[int(d)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                pass
+    out, todo = set(), [pid]
+    while todo:
+        p = todo.pop()
+        kids = [c for c, pp in parent.items() if pp == p]
+        out.update(kids)
+        todo += kids
+    return out
+
+
+@pytest.mark.skipif(not __import__("os").path.isdir("/proc"), reason="needs Linux /proc")
+def test_a_killed_caller_leaves_no_phcpack_job_running(tmp_path):
+    """A caller killed mid-job (a sweep worker, Ctrl-C) must not leave its PHCpack job running
+    as an orphan (it did: the forkserver and the job survived the caller)."""
+    import os, signal, subprocess, sys, time
+    script = tmp_path / "caller.py"
+    script.write_text("from witness import phc\nif __name__ == '__main__':\n"
+                      "    phc.call('_job_selftest', ('hang',), timeout=600)\n")
+    caller = subprocess.Popen([sys.executable, str(script)])
+    try:
+        for _ in range(100):                     # forkserver + job + resource tracker
+            time.sleep(0.2)
+            below = _descendants(caller.pid)
+            if len(below) >= 3:
+                break
+        assert len(below) >= 3, below
+    finally:
+        caller.kill()
+        caller.wait()
+    alive = below
+    for _ in range(50):
+        time.sleep(0.2)
+        alive = {p for p in alive if os.path.exists(f"/proc/{p}")
+                 and open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()[0] != "Z"}
+        jobs = {p for p in alive
+                if b"forkserver" in open(f"/proc/{p}/cmdline", "rb").read()}
+        if not jobs:
+            break
+    for p in jobs:
+        os.kill(p, signal.SIGKILL)
+    assert not jobs, f"orphaned forkserver/job processes {jobs}"

@@ -21,12 +21,15 @@ return codes are ignored by phcpy.
 """
 from __future__ import annotations
 
+import ctypes
 import math
 import multiprocessing as mp
 import os
 import re
 import secrets
+import signal
 import tempfile
+import threading
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -91,7 +94,35 @@ def _silenced_call(fn: Callable, args: tuple, seed: int, log_path: str):
         os.close(fd)
 
 
+def _die_with_parent() -> None:
+    """Linux: have the kernel SIGKILL this job when its parent, the forkserver, dies (prctl
+    PR_SET_PDEATHSIG; the forkserver forks jobs from its main thread, which lives as long as
+    it). With ``_exit_with_caller`` in the forkserver, a caller that is killed or interrupted
+    (e.g. a sweep worker) leaves no PHCpack job running; without them the jobs ran on as
+    orphans at full CPU (measured). No-op where prctl is unavailable."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(1, signal.SIGKILL, 0, 0, 0) == 0 and os.getppid() == 1:
+            os._exit(1)            # the parent died before prctl took effect
+    except (OSError, AttributeError):
+        pass
+
+
+def _exit_with_caller() -> None:
+    """In the forkserver: exit as soon as the caller process is gone (its parent pid changes).
+    A polling thread rather than PR_SET_PDEATHSIG, which fires when the creating THREAD exits
+    (Dask runs tasks in worker threads)."""
+    ppid = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == ppid:
+            time.sleep(0.5)
+        os._exit(1)
+    threading.Thread(target=watch, name="phc-caller-watch", daemon=True).start()
+
+
 def _child_main(conn, fn_name: str, args: tuple, seed: int, log_path: str) -> None:
+    _die_with_parent()
     try:
         out = _silenced_call(globals()[fn_name], args, seed, log_path)
         conn.send(("ok", out))
@@ -646,6 +677,7 @@ def _in_forkserver() -> bool:
 
 
 if _in_forkserver():   # preload phcpy once in the server: forked jobs start without importing
+    _exit_with_caller()
     _preload()
 
 

@@ -49,6 +49,7 @@ def bounded(kind: type, low: float, high: float | None = None,
 
 nonnegative_int = bounded(int, 0)       # seeds
 positive_int = bounded(int, 1)
+positive_float = bounded(float, 0, strict=True)   # seconds
 
 
 def add_architecture_arguments(p: argparse.ArgumentParser, softmax: bool = True,

@@ -6,7 +6,8 @@ import argparse
 from ..fibers import FiberDecomposition, fiber
 from ..io import load_weights
 from ..points import KINDS
-from .common import add_architecture_arguments, architecture_from, print_json, table
+from .common import (add_architecture_arguments, architecture_from, nonnegative_int,
+                     positive_float, print_json, table)
 
 NAME = "fiber"
 HELP = "irreducible components of the fiber {W : φ_W = φ_W0} (monodromy from W0)"
@@ -18,11 +19,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="kind of the sample point W0 (default generic; not with --weights)")
     p.add_argument("--weights", metavar="FILE", help="W0 from a JSON weights file instead "
                    "(format: README); its widths and ranks define the architecture")
-    p.add_argument("--seed", type=int, default=0, help="seed of every random choice")
+    p.add_argument("--seed", type=nonnegative_int, default=0, help="seed of every random choice")
     p.add_argument("--blackbox", choices=("auto", "yes", "no"), default="auto",
                    help="also run PHCpack's blackbox decomposition as a check (auto: on at "
                         "most 6 unknowns)")
-    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--timeout", type=positive_float, default=None, metavar="SECONDS",
                    help="monodromy budget per start point (a partial result is flagged)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
