@@ -71,7 +71,10 @@ def interrupt_when_done(cmd: list[str], store: Path, done: int = 3,
 
     Returns (tasks done before the signal, stderr, return code); (n, '', None) if the sweep
     finished or never got going before the signal could be sent."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # SIGINT back to its default in the child: a test run started in the background of a
+    # non-interactive shell inherits SIGINT ignored, and Python then keeps it ignored
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline, n = time.monotonic() + timeout, 0
     while n < done and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)
