@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -205,20 +206,33 @@ def single_layer_point_from_json(obj: Any, where: str = "point") -> SingleLayerP
                             {"T": parse_tensor(obj["tensor"], f"{where} tensor", (d_out, d, d, d))})
 
 
-def load_points(path: str | Path, batch: bool | None = None) -> list[tuple[str, Any]]:
+@dataclass(frozen=True)
+class BadLine:
+    """A batch line that is not JSON (``load_points(..., keep_bad_lines=True)``): the caller
+    reports it as a per-line error, like a bad point, and goes on."""
+
+    message: str
+
+
+def load_points(path: str | Path, batch: bool | None = None,
+                keep_bad_lines: bool = False) -> list[tuple[str, Any]]:
     """Read one JSON object, or JSON lines (one object per non-empty line) when `batch` is True,
     the file ends in .jsonl, or the text holds several JSON documents.
 
     Returns:
-        [(where, object)], where = "FILE" or "FILE:LINE".
+        [(where, object)], where = "FILE" or "FILE:LINE"; with keep_bad_lines, a line that is
+        not JSON gives (where, BadLine) instead of an error.
     Raises:
-        ValueError: missing file, malformed JSON (with the line number), an empty file.
+        ValueError: missing or non-UTF-8 file, malformed JSON (with the line number), an empty
+            file.
     """
     path = Path(path)
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ValueError(f"{path}: no such file") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     if batch is None:
         batch = path.suffix == ".jsonl"
         if not batch:
@@ -234,7 +248,9 @@ def load_points(path: str | Path, batch: bool | None = None) -> list[tuple[str, 
             try:
                 out.append((f"{path}:{n}", json.loads(line)))
             except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{n}: not valid JSON ({exc})") from None
+                if not keep_bad_lines:
+                    raise ValueError(f"{path}:{n}: not valid JSON ({exc})") from None
+                out.append((f"{path}:{n}", BadLine(f"not valid JSON ({exc})")))
     if not out:
         raise ValueError(f"{path}: no points (empty file)")
     return out

@@ -333,11 +333,12 @@ def monodromy(F: PolynomialSystem | WitnessSet, dim: int | None = None, point=No
         st = _State(W0, rng, method, options)
         start_err = distinct.error_estimates(corr, len(W0.points))
     else:
-        W0, start_check, start_err, moved = _start(F, dim, point, rng, seed, method, options)
+        W0, start_check, start_err, moves = _start(F, dim, point, rng, seed, method, options)
         st = _State(W0, rng, method, options)
-        st.paths += moved.n_paths
-        st.failed += int((~moved.ok).sum())
-        st.reasons.update(moved.reason_counts())
+        for moved in moves:                     # the start point's move counts as paths
+            st.paths += moved.n_paths
+            st.failed += int((~moved.ok).sum())
+            st.reasons.update(moved.reason_counts())
     st.add_points(W0.points, start_err)
     loops: list[tuple] = []
     pushed: list[set] = []
@@ -387,7 +388,7 @@ def _start(F, dim, point, rng, seed, method, options):
     tight clusters of witness points far more often (seeds 0 and 2: clusters at relative
     distance 4e-5, condition ~1e9) than slices with random b0 (40 random slices: median
     condition 1e2, one cluster). Returns (WitnessSet with the one point, start_check, error
-    estimate (1,), the TrackResult of the move)."""
+    estimate (1,), the TrackResults of the attempts to move it)."""
     if dim is None or point is None:
         raise ValueError("monodromy(F, dim, point): give dim and a point (or a WitnessSet)")
     if not 0 < dim < F.n_vars:
@@ -407,25 +408,10 @@ def _start(F, dim, point, rng, seed, method, options):
         if tr.ok[0]:
             info["base_slice"] = "random (start point moved there)"
             W = WitnessSet(F, G, dim, A0, b0, tr.endpoints[:1], seed)
-            return W, info, distinct.error_estimates(tr.accuracy, 1), _merge(moves)
+            return W, info, distinct.error_estimates(tr.accuracy, 1), moves
     info["base_slice"] = "through the start point (moving it failed 3 times)"
     W = WitnessSet(F, G, dim, At, bt, x0[None, :], seed)
-    return W, info, distinct.error_estimates(None, 1), _merge(moves)
-
-
-def _merge(results):
-    """One TrackResult-like accounting of several single-path attempts (counts only)."""
-    class _Acc:
-        n_paths = sum(r.n_paths for r in results)
-        ok = np.concatenate([r.ok for r in results])
-
-        @staticmethod
-        def reason_counts():
-            out = Counter()
-            for r in results:
-                out.update(r.reason_counts())
-            return out
-    return _Acc
+    return W, info, distinct.error_estimates(None, 1), moves
 
 
 def _run_loop(st: _State, loop, todo: np.ndarray, perm: list) -> None:

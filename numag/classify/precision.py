@@ -136,7 +136,8 @@ def threshold_rank(quantity: str, sigma: Sequence, prec: Precision) -> Decision:
 
     Normalized values s_i = σ_i/σ_1 count as nonzero above prec.tolerance. Not the largest-gap
     rule of numag.rank: that rule reads σ = (1, 1e-30, 1e-50 noise) as rank 1 (gap 1e30 beats
-    1e20), while exact input at 50 digits has rank 2 (issue 5, item 4).
+    1e20), while exact input at 50 digits has rank 2 (a 1e-30 perturbation must change the
+    label at 50 digits).
     """
     sig = sorted((abs(s) for s in sigma), reverse=True)
     n = len(sig)

@@ -4,14 +4,12 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from tqdm.auto import tqdm
 
 from ..classify import Classification, Precision, classify_point
-from ..io import single_layer_point_from_json
+from ..io import BadLine, load_points, single_layer_point_from_json
 from .common import bounded, nonnegative_int, print_json, table
 
 NAME = "classify"
@@ -44,7 +42,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     prec = Precision(None if args.float64 else args.digits, args.tolerance, args.min_margin)
-    points, batch = read_points(args.file, args.batch)
+    points = load_points(args.file, batch=True if args.batch else None, keep_bad_lines=True)
+    batch = len(points) > 1 or args.batch or str(args.file).endswith(".jsonl")
     if not batch:
         where, obj = points[0]
         result = classify_point(_point(obj, where), prec, args.seed, not args.no_evidence)
@@ -68,48 +67,8 @@ def run(args: argparse.Namespace) -> int:
     return 1 if any(err for _, _, err in rows) else 0
 
 
-@dataclass(frozen=True)
-class _BadLine:
-    """A batch line that is not JSON: a per-line error like a bad point."""
-
-    message: str
-
-
-def read_points(path: str, batch: bool) -> tuple[list[tuple[str, Any]], bool]:
-    """[(where, JSON value)] of FILE, and whether it is a batch (--batch, a .jsonl name or
-    several JSON documents; then one per non-empty line, where = "FILE:LINE").
-
-    Raises:
-        ValueError: missing or non-UTF-8 file, one document that is not JSON, no points.
-    """
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ValueError(f"{path}: no such file") from None
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    if not (batch or path.endswith(".jsonl")):
-        try:
-            return [(path, json.loads(text))], False
-        except json.JSONDecodeError as exc:
-            if "Extra data" not in str(exc):
-                raise ValueError(f"{path}: not valid JSON ({exc})") from None
-    points = [(f"{path}:{n}", _json_line(line)) for n, line in enumerate(text.splitlines(), 1)
-              if line.strip()]
-    if not points:
-        raise ValueError(f"{path}: no points (empty file)")
-    return points, True
-
-
-def _json_line(line: str) -> Any:
-    try:
-        return json.loads(line)
-    except json.JSONDecodeError as exc:
-        return _BadLine(f"not valid JSON ({exc})")
-
-
 def _point(obj: Any, where: str):
-    if isinstance(obj, _BadLine):
+    if isinstance(obj, BadLine):
         raise ValueError(f"{where}: {obj.message}")
     return single_layer_point_from_json(obj, where)
 

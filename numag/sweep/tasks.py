@@ -11,7 +11,7 @@ A task is a JSON object {"task": NAME, OPTION: VALUE, ...}. Two kinds of NAME:
   `numag.commands.NAME`:
     1. `json_result(args: argparse.Namespace) -> dict` if the module defines it (the hook), else
     2. `run(args)` with `args.json = True`, its stdout parsed as one JSON object.
-  A command module that does not exist yet (fiber: issue 4, classify: issue 5) is not an input
+  A command whose module is missing from this numag is not an input
   error: the task is stored as failed with that reason, and runs once the module lands.
 * 'package.module:function': a Python callable (studies' own tasks, tests), called as
   function(**options); it must return a JSON-serializable dict.
@@ -47,8 +47,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
-COMMAND_TASKS = {"dim": "numag dim", "fiber": "numag fiber (issue 4)",
-                 "classify": "numag classify (issue 5)"}
+COMMAND_TASKS = {"dim": "numag dim", "fiber": "numag fiber",
+                 "classify": "numag classify"}
 FILE_OPTIONS = {"classify": ("file",), "fiber": ("weights",)}    # paths of input files
 _CALLABLE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 _RESERVED = {"json", "command", "run"}     # set by the sweep itself, not by a task
