@@ -69,7 +69,8 @@ def test_incomplete_branch_of_the_old_false_certification_is_rejected():
     from numag.fibers import expected_components, point_type
     from witness import WitnessSet, monodromy, move_slice, trace_test
     from witness.tracking import random_gamma, track_slices
-    from witness.witness_set import random_complex, random_slice, trace_residual
+    from witness.trace import trace_residual
+    from witness.witness_set import random_complex, random_slice
     arch = Architecture((2, 1), (1,))
     layers = sample_point(arch, "generic", 0)
     F = fiber_system(arch, layers).system

@@ -1,28 +1,36 @@
 """witness: a general homotopy-continuation engine (witness sets, monodromy, trace tests,
-numerical irreducible decomposition) built on PHCpack and a vectorized numpy tracker.
+numerical irreducible decomposition): a compiled tracker on straight-line programs, with
+PHCpack for cascades and blackbox solves.
 
 Public API::
 
     from witness import (PolynomialSystem, WitnessSet, witness_set, decompose, monodromy,
                          trace_test, membership, refine, move_slice, sample)
 
-Modules: system (PolynomialSystem), phc (the only phcpy importer: worker processes), refine
-(mpmath Newton), tracking (batched predictor-corrector, PHCpack tracker), witness_set
-(WitnessSet, move_slice, sample, membership, trace_test), monodromy, decompose.
+Modules: system (PolynomialSystem), program (straight-line programs), kernels (compiled
+evaluation and tracking), homotopy (homotopies on a patch of projective space), tracking
+(paths and their end states), endgame (Cauchy), options (every tolerance), distinct (same /
+different points), rank (numerical rank), witness_set, membership, trace, monodromy, decompose,
+phc (the only phcpy importer: worker processes), refine (mpmath Newton).
 """
 from .decompose import Component, NumericalIrreducibleDecomposition, decompose, witness_set
 from .monodromy import MonodromyResult, monodromy
 from .phc import PHCCrash, PHCError, PHCJobError, PHCTimeout
 from .refine import RefineResult, refine
+from .membership import MembershipResult, membership, membership_many
+from .options import Options, PointOptions, RankOptions, TraceOptions, TrackerOptions
+from .program import Program
 from .system import PolynomialSyntaxError, PolynomialSystem
-from .tracking import TrackerOptions, TrackResult, track_slices
-from .witness_set import (MembershipResult, TraceTestResult, WitnessSet, membership,
-                          membership_many, move_slice, refine_witness_set, sample, trace_test)
+from .trace import TraceTestResult, trace_test
+from .tracking import FailureReason, PathStatus, TrackResult, track, track_slices
+from .witness_set import WitnessSet, move_slice, refine_witness_set, sample
 
 __all__ = [
     "PolynomialSystem", "PolynomialSyntaxError", "WitnessSet", "witness_set", "decompose",
     "monodromy", "trace_test", "membership", "membership_many", "refine", "refine_witness_set", "move_slice",
     "sample", "track_slices", "TrackerOptions", "TrackResult", "MonodromyResult",
     "NumericalIrreducibleDecomposition", "Component", "MembershipResult", "TraceTestResult",
-    "RefineResult", "PHCError", "PHCCrash", "PHCTimeout", "PHCJobError",
+    "RefineResult", "PHCError", "PHCCrash", "PHCTimeout", "PHCJobError", "Options",
+    "PointOptions", "RankOptions", "TraceOptions", "Program", "PathStatus", "FailureReason",
+    "track",
 ]

@@ -43,9 +43,11 @@ from . import phc
 from .monodromy import monodromy
 from .system import PolynomialSystem
 from .tracking import RESIDUAL_TOL, _slice_system, newton_on_slice
-from .witness_set import (SAME_POINT_TOL, TraceTestResult, WitnessSet, membership,
-                          membership_many, move_slice, random_slice, relative_distance,
-                          square_part, trace_test)
+from .distinct import SAME_POINT_TOL
+from .membership import membership, membership_many
+from .trace import TraceTestResult, trace_test
+from .witness_set import (WitnessSet, move_slice, random_slice, relative_distance,
+                          square_part)
 
 
 SINGULAR_TOL = 1e-6            # sigma_n / sigma_1 below this: numerically singular Jacobian
