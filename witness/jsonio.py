@@ -57,3 +57,80 @@ def complex_from_json(v: Any, where: str = "value") -> complex:
             raise ValueError(f"{where}: a complex number is [re, im], got {len(v)} entries")
         return complex(float(_real_from_json(v[0], where)), float(_real_from_json(v[1], where)))
     return complex(float(_real_from_json(v, where)))
+
+
+def value_from_json(v: Any, where: str = "value") -> Fraction | float | complex:
+    """One number, kept exact where it is written exactly: an int or exact string gives a
+    Fraction, a JSON float a float, ``[re, im]`` a complex (a Fraction when both parts are exact
+    and ``im`` is 0). For parameter values, whose exactness carries into the coefficients."""
+    if isinstance(v, (list, tuple)):
+        if len(v) != 2:
+            raise ValueError(f"{where}: a complex number is [re, im], got {len(v)} entries")
+        re_, im = (_real_from_json(u, where) for u in v)
+        if isinstance(re_, Fraction) and isinstance(im, Fraction) and im == 0:
+            return re_
+        return complex(float(re_), float(im))
+    return _real_from_json(v, where)
+
+
+def parameters_from_json(obj: Any, names, where: str = "parameters") -> dict:
+    """Parameter values ``{"p": value, ...}`` (``value_from_json``) for exactly the parameters
+    ``names``. Raises ValueError naming a missing or unknown parameter or a bad value."""
+    names = list(names)
+    if not isinstance(obj, dict):
+        raise ValueError(f"{where}: expected an object {{\"name\": value, ...}}, got "
+                         f"{type(obj).__name__}")
+    unknown = [k for k in obj if k not in names]
+    if unknown:
+        raise ValueError(f"{where}: {unknown[0]!r} is not a parameter of the system "
+                         f"(parameters: {', '.join(names) or 'none'})")
+    missing = [k for k in names if k not in obj]
+    if missing:
+        raise ValueError(f"{where}: no value for the parameter(s) {', '.join(missing)}")
+    return {k: value_from_json(obj[k], f"{where}.{k}") for k in names}
+
+
+def point_from_json(v: Any, variables, where: str = "point") -> np.ndarray:
+    """One point as complex128 (n,) in the order of ``variables``, from a list of n numbers
+    (``complex_from_json``), an object ``{"x": value, ...}`` naming every variable, or an object
+    with key ``"point"`` holding either (the entries of ``solve --json``)."""
+    variables = list(variables)
+    n = len(variables)
+    if isinstance(v, dict) and "point" in v:
+        v = v["point"]
+    if isinstance(v, dict):
+        unknown = [k for k in v if k not in variables]
+        if unknown:
+            raise ValueError(f"{where}: {unknown[0]!r} is not a variable (variables: "
+                             f"{', '.join(variables)})")
+        missing = [k for k in variables if k not in v]
+        if missing:
+            raise ValueError(f"{where}: no value for the variable(s) {', '.join(missing)}")
+        return np.array([complex_from_json(v[k], f"{where}.{k}") for k in variables])
+    if not isinstance(v, (list, tuple)):
+        raise ValueError(f"{where}: a point is a list of {n} numbers or an object by variable "
+                         f"name, got {type(v).__name__}")
+    if len(v) != n:
+        raise ValueError(f"{where}: {len(v)} coordinates for {n} variables "
+                         f"({', '.join(variables)})")
+    return np.array([complex_from_json(z, f"{where}[{k}]") for k, z in enumerate(v)])
+
+
+def points_from_json(items: Any, variables, where: str = "solutions",
+                     order=None) -> np.ndarray:
+    """Points (p, n) complex128 from a list of points (``point_from_json``). ``order``: the
+    variable names the list-form points are written in (e.g. the ``"variables"`` of a
+    ``solve --json`` output), when it differs from ``variables``; they must be the same names.
+    Raises ValueError naming the entry at fault."""
+    variables = list(variables)
+    if not isinstance(items, list):
+        raise ValueError(f"{where}: expected a list of points, got {type(items).__name__}")
+    written = variables if order is None else list(order)
+    if sorted(written) != sorted(variables):
+        raise ValueError(f"{where}: the points are written in the variables "
+                         f"{', '.join(written)}, the system has {', '.join(variables)}")
+    perm = [written.index(v) for v in variables]
+    X = np.zeros((len(items), len(variables)), dtype=complex)
+    for k, v in enumerate(items):
+        X[k] = point_from_json(v, written, f"{where}[{k}]")[perm]
+    return X
