@@ -495,7 +495,7 @@ def _count(certs, groups, undecided) -> tuple[int, int, int]:
     if not groups:
         return 0, 0, 0
     first = {k: g[0] for g in groups for k in g}
-    heads = np.array(sorted(first.values()), dtype=int)
+    heads = np.array(sorted(set(first.values())), dtype=int)
     classes = _components(heads, [(first[a], first[b]) for a, b in undecided])
     real = nonreal = 0
     for cl in classes:

@@ -10,7 +10,7 @@ comments; format: ``witness.inputfile``, docs/input-format.md). Parameter values
 
 With ``--json`` the output is one JSON object: ``decompose``: ``components`` (a list of {"dim",
 "degree", "points", ...}); ``solve``: ``solutions`` (each {"point", "real", "multiplicity",
-"residual", "refined"}), ``real``, ``rejected``, ... and with ``--certify`` ``certification``;
+"residual", "refinement"}), ``real``, ``rejected``, ... and with ``--certify`` ``certification``;
 ``certify``: counts ``certified``, ``distinct``, ``real``, ``nonreal`` and per solution its
 status and box radius (``witness.certify.CertificationResult.to_json``). Points are lists of
 ``[re, im]`` pairs in the order of ``variables``. Exit codes: 0 ok, 2 bad input, 3 PHCpack

@@ -238,8 +238,10 @@ _PHC_EXACT_DIGITS = 17       # integers / numerators / denominators this short a
 
 def natural_key(name: str) -> tuple:
     """Sort key putting x2 before x10 (runs of digits compare as integers); ties by the name."""
-    parts = re.split(r"(\d+)", name)
-    return tuple(int(t) if k % 2 else t for k, t in enumerate(parts)) + (name,)
+    parts = re.split(r"(\d+)", name) + [""]          # text, digits, text, ..., text, ""
+    pairs = tuple((parts[k], int(parts[k + 1]) if parts[k + 1] else -1)
+                  for k in range(0, len(parts) - 1, 2))
+    return pairs + (name,)
 
 
 def decimal_string(q: Fraction, digits: int) -> str:
