@@ -4,13 +4,18 @@ numerical irreducible decomposition) built on PHCpack and a vectorized numpy tra
 Public API::
 
     from witness import (PolynomialSystem, WitnessSet, witness_set, decompose, monodromy,
-                         trace_test, membership, refine, move_slice, sample)
+                         trace_test, membership, refine, move_slice, sample, certify,
+                         read_system_file)
 
-Modules: system (PolynomialSystem), phc (the only phcpy importer: worker processes), refine
-(mpmath Newton), tracking (batched predictor-corrector, PHCpack tracker), witness_set
-(WitnessSet, move_slice, sample, membership, trace_test), monodromy, decompose.
+Modules: system (PolynomialSystem), inputfile (system files with variables:/parameters:
+headers), jsonio (JSON for complex values), phc (the only phcpy importer: worker processes),
+refine (mpmath Newton), certify (Krawczyk certification), solve_report (what `solve`
+prints), tracking (batched predictor-corrector, PHCpack tracker), witness_set (WitnessSet,
+move_slice, sample, membership, trace_test), monodromy, decompose.
 """
+from .certify import CertificationResult, SolutionCertificate, certify
 from .decompose import Component, NumericalIrreducibleDecomposition, decompose, witness_set
+from .inputfile import SystemFile, SystemFileError, read_system_file
 from .monodromy import MonodromyResult, monodromy
 from .phc import PHCCrash, PHCError, PHCJobError, PHCTimeout
 from .refine import RefineResult, refine
@@ -25,4 +30,6 @@ __all__ = [
     "sample", "track_slices", "TrackerOptions", "TrackResult", "MonodromyResult",
     "NumericalIrreducibleDecomposition", "Component", "MembershipResult", "TraceTestResult",
     "RefineResult", "PHCError", "PHCCrash", "PHCTimeout", "PHCJobError",
+    "certify", "CertificationResult", "SolutionCertificate",
+    "read_system_file", "SystemFile", "SystemFileError",
 ]

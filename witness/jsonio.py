@@ -4,6 +4,12 @@ A complex number is written ``[re, im]`` (two JSON floats); a point (n,) is a li
 pairs; an array of points (p, n) a list of p points. Reading also accepts a JSON number, an
 exact string (``"-3/7"``, ``"1.5e-3"``, ``"2+3i"`` is NOT accepted: write ``[2, 3]``) or
 ``[re, im]`` with either part a number or such a string.
+
+Readers for inputs of the CLI (``certify``, and the lead's ``monodromy`` / ``track``):
+``point_from_json`` / ``points_from_json`` (a point as a list of numbers, an object by
+variable name, or a ``solve --json`` entry {"point": ...}), ``parameters_from_json`` (an object
+{"p": value}; exact strings and ints stay exact: ``value_from_json``). Errors are ValueErrors
+naming the entry at fault.
 """
 from __future__ import annotations
 
@@ -80,14 +86,19 @@ def parameters_from_json(obj: Any, names, where: str = "parameters") -> dict:
     if not isinstance(obj, dict):
         raise ValueError(f"{where}: expected an object {{\"name\": value, ...}}, got "
                          f"{type(obj).__name__}")
+    _check_names(obj, names, "parameter", where)
+    return {k: value_from_json(obj[k], f"{where}.{k}") for k in names}
+
+
+def _check_names(obj: dict, names: list, kind: str, where: str) -> None:
+    """Every key of ``obj`` is one of ``names`` and every name is a key."""
     unknown = [k for k in obj if k not in names]
     if unknown:
-        raise ValueError(f"{where}: {unknown[0]!r} is not a parameter of the system "
-                         f"(parameters: {', '.join(names) or 'none'})")
+        raise ValueError(f"{where}: {unknown[0]!r} is not a {kind} of the system "
+                         f"({kind}s: {', '.join(names) or 'none'})")
     missing = [k for k in names if k not in obj]
     if missing:
-        raise ValueError(f"{where}: no value for the parameter(s) {', '.join(missing)}")
-    return {k: value_from_json(obj[k], f"{where}.{k}") for k in names}
+        raise ValueError(f"{where}: no value for the {kind}(s) {', '.join(missing)}")
 
 
 def point_from_json(v: Any, variables, where: str = "point") -> np.ndarray:
@@ -99,13 +110,7 @@ def point_from_json(v: Any, variables, where: str = "point") -> np.ndarray:
     if isinstance(v, dict) and "point" in v:
         v = v["point"]
     if isinstance(v, dict):
-        unknown = [k for k in v if k not in variables]
-        if unknown:
-            raise ValueError(f"{where}: {unknown[0]!r} is not a variable (variables: "
-                             f"{', '.join(variables)})")
-        missing = [k for k in variables if k not in v]
-        if missing:
-            raise ValueError(f"{where}: no value for the variable(s) {', '.join(missing)}")
+        _check_names(v, variables, "variable", where)
         return np.array([complex_from_json(v[k], f"{where}.{k}") for k in variables])
     if not isinstance(v, (list, tuple)):
         raise ValueError(f"{where}: a point is a list of {n} numbers or an object by variable "
