@@ -259,8 +259,8 @@ def product_system(digits: int) -> tuple[str, list[tuple]]:
     return "variables: x, y, z\n" + "\n".join(lines) + "\n", sols
 
 
-@pytest.mark.parametrize("digits", [18, 20, 50])
-def test_long_coefficients_give_all_36_solutions(tmp_path, digits):
+@pytest.mark.parametrize("digits, seed", [(18, 1), (20, 1), (50, 1), (50, 2)])
+def test_long_coefficients_give_all_36_solutions(tmp_path, digits, seed):
     """Issue 10 row: 36 regular solutions, coefficients with >= 20 significant digits gave
     '0 solutions (36 rejected by the residual check)'."""
     text, exact = product_system(digits)
@@ -269,8 +269,8 @@ def test_long_coefficients_give_all_36_solutions(tmp_path, digits):
     assert longest >= digits                      # the file really has long coefficients
     f = tmp_path / "p36.txt"
     f.write_text(text)
-    j = solve_json(f)
-    assert len(j["solutions"]) == 36 and j["rejected"] == 0
+    j = solve_json(f, "--seed", str(seed))
+    assert len(j["solutions"]) == 36 and j["rejected"] == 0 and j["seed"] == seed
     X = np.array([[complex(*z) for z in s["point"]] for s in j["solutions"]])
     E = np.array([[float(v) for v in s] for s in exact])
     D = np.abs(X[:, None, :] - E[None, :, :]).max(axis=2)
