@@ -5,15 +5,20 @@ PHCpack for cascades and blackbox solves.
 Public API::
 
     from witness import (PolynomialSystem, WitnessSet, witness_set, decompose, monodromy,
-                         trace_test, membership, refine, move_slice, sample)
+                         trace_test, membership, refine, move_slice, sample, certify,
+                         read_system_file)
 
-Modules: system (PolynomialSystem), program (straight-line programs), kernels (compiled
-evaluation and tracking), homotopy (homotopies on a patch of projective space), tracking
-(paths and their end states), endgame (Cauchy), options (every tolerance), distinct (same /
-different points), rank (numerical rank), witness_set, membership, trace, monodromy, decompose,
-phc (the only phcpy importer: worker processes), refine (mpmath Newton).
+Modules: system (PolynomialSystem), inputfile (system files with variables:/parameters:
+headers), jsonio (JSON for complex values), program (straight-line programs), kernels
+(compiled evaluation and tracking), homotopy (homotopies on a patch of projective space),
+tracking (paths and their end states), endgame (Cauchy), options (every tolerance), distinct
+(same / different points), rank (numerical rank), witness_set, membership, trace, monodromy,
+decompose, certify (Krawczyk certification), solve_report (what `solve` prints), phc (the only
+phcpy importer: worker processes), refine (mpmath Newton).
 """
+from .certify import CertificationResult, SolutionCertificate, certify
 from .decompose import Component, NumericalIrreducibleDecomposition, decompose, witness_set
+from .inputfile import SystemFile, SystemFileError, read_system_file
 from .monodromy import MonodromyResult, monodromy
 from .phc import PHCCrash, PHCError, PHCJobError, PHCTimeout
 from .refine import RefineResult, refine
@@ -32,5 +37,6 @@ __all__ = [
     "NumericalIrreducibleDecomposition", "Component", "MembershipResult", "TraceTestResult",
     "RefineResult", "PHCError", "PHCCrash", "PHCTimeout", "PHCJobError", "Options",
     "PointOptions", "RankOptions", "TraceOptions", "Program", "PathStatus", "FailureReason",
-    "track",
+    "track", "certify", "CertificationResult", "SolutionCertificate",
+    "read_system_file", "SystemFile", "SystemFileError",
 ]

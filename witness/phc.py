@@ -269,11 +269,12 @@ def safe_names(n: int) -> list[str]:
     return [f"v{k + 1}" for k in range(n)]
 
 
-def phc_strings(F: PolynomialSystem) -> list[str]:
+def phc_strings(F: PolynomialSystem, precision: str = "d") -> list[str]:
     """PHCpack strings of F with names v1..vn, the order forced by a leading v1 - v1 + ... term
-    (PHCpack numbers variables in order of first appearance)."""
+    (PHCpack numbers variables in order of first appearance); coefficients written for the
+    parser of ``precision`` (``PolynomialSystem.to_phc_strings``)."""
     names = safe_names(F.n_vars)
-    pols = F.to_phc_strings(names)
+    pols = F.to_phc_strings(names, precision)
     lead = " + ".join(f"{v} - {v}" for v in names)
     pols[0] = f"{lead} + {pols[0]}"
     return pols
@@ -446,7 +447,7 @@ def solve(F: PolynomialSystem, *, precision: str = "d", seed: int | None = None,
     if F.n_equations != F.n_vars:
         raise ValueError(f"solve needs a square system, got {F.n_equations} equations in "
                          f"{F.n_vars} variables (use witness.decompose)")
-    sols, log, secs, seed = call("_job_solve", (phc_strings(F), precision), seed=seed,
+    sols, log, secs, seed = call("_job_solve", (phc_strings(F, precision), precision), seed=seed,
                                  timeout=timeout)
     return _solve_result(F, sols, log if keep_log else None, secs, seed, precision)
 
@@ -577,7 +578,7 @@ def polysys_solve(F: PolynomialSystem, *, topdim: int | None = None, precision: 
     topdim = n - 1 if topdim is None else int(topdim)
     if not 0 <= topdim <= n - 1:
         raise ValueError(f"topdim must be in 0..{n - 1}, got {topdim}")
-    out, log, secs, seed = call("_job_polysys_solve", (phc_strings(F), topdim, precision),
+    out, log, secs, seed = call("_job_polysys_solve", (phc_strings(F, precision), topdim, precision),
                                 seed=seed, timeout=timeout)
     return _polysys_result(F, out, log, keep_log, secs, seed, precision)
 
@@ -621,7 +622,7 @@ def polysys_job(F: PolynomialSystem, *, topdim: int | None = None, precision: st
     top = F.n_vars - 1 if topdim is None else int(topdim)
     if not 0 <= top <= F.n_vars - 1:
         raise ValueError(f"topdim must be in 0..{F.n_vars - 1}, got {topdim}")
-    return Job("_job_polysys_solve", (phc_strings(F), top, precision), seed, timeout,
+    return Job("_job_polysys_solve", (phc_strings(F, precision), top, precision), seed, timeout,
                lambda out, log, secs, sd: _polysys_result(F, out, log, False, secs, sd,
                                                           precision))
 
@@ -632,7 +633,7 @@ def solve_job(F: PolynomialSystem, *, precision: str = "d", seed: int | None = N
     _check_precision(precision)
     if F.n_equations != F.n_vars:
         raise ValueError(f"solve needs a square system, got {F.n_equations} x {F.n_vars}")
-    return Job("_job_solve", (phc_strings(F), precision), seed, timeout,
+    return Job("_job_solve", (phc_strings(F, precision), precision), seed, timeout,
                lambda out, log, secs, sd: _solve_result(F, out, None, secs, sd, precision))
 
 
