@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .program import Program, ProgramBuilder, emit_program, from_system, homogenize
+from .program import Program, ProgramBuilder, emit_program, homogenize
+from .program_system import as_program
 from .system import PolynomialSystem
 
 
@@ -38,8 +39,9 @@ def _cached(F: PolynomialSystem, key: str, build):
 
 
 def homogenized(F: PolynomialSystem, n_hom: int | None = None) -> Program:
-    """The homogenized program of F in its first n_hom variables (cached)."""
-    return _cached(F, f"_hprogram_{n_hom}", lambda: homogenize(from_system(F), n_hom))
+    """The homogenized program of F (PolynomialSystem or ProgramSystem) in its first n_hom
+    variables (cached on F)."""
+    return _cached(F, f"_hprogram_{n_hom}", lambda: homogenize(as_program(F), n_hom))
 
 
 # ----------------------------------------------------------------------------- coordinates
