@@ -116,6 +116,19 @@ def load_weights(path: str | Path) -> tuple[Architecture, list[LayerWeights]]:
     return weights_from_json(load_json(path), str(path))
 
 
+def strict_json(obj: Any) -> Any:
+    """obj with non-finite floats (not valid JSON) replaced by the strings "inf", "-inf",
+    "nan", recursively through dicts, lists and tuples: the JSON every result is printed and
+    stored as."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return "nan" if obj != obj else ("inf" if obj > 0 else "-inf")
+    if isinstance(obj, dict):
+        return {k: strict_json(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [strict_json(v) for v in obj]
+    return obj
+
+
 def number_to_json(x: Any) -> Any:
     """Fraction -> exact string ("-3/7"), integers stay integers, floats stay floats."""
     if isinstance(x, Fraction):

@@ -107,11 +107,12 @@ class StudyContext:
             RuntimeError: an item failed (its stored error is quoted; it is retried next run).
         """
         from .sweep import callable_task, run_tasks
+        from .sweep.tasks import TaskStatus
         params_list = list(params_list)
         tasks = [callable_task(fn, **p) for p in params_list]
         records = run_tasks(tasks, self.store, workers=self.workers, scheduler=self.scheduler,
                             progress=self.progress, retry_failed=True)
-        failed = [(p, r) for p, r in zip(params_list, records) if r.status != "done"]
+        failed = [(p, r) for p, r in zip(params_list, records) if r.status is not TaskStatus.DONE]
         if failed:
             p, r = failed[0]
             raise RuntimeError(f"{self.name}: {len(failed)} item(s) failed, first {p}: {r.error}")

@@ -14,7 +14,7 @@ from fractions import Fraction
 import numpy as np
 
 from numag import Architecture
-from numag.classify import Precision, classify_weights
+from numag.classify import RankOptions, classify_weights
 from numag.points import sample_point
 from numag.study import Claim, StudyContext, md_table, study_main
 
@@ -34,7 +34,7 @@ def point(shape: tuple, kind: str, seed: int):
 
 def classify_item(d: int, d_out: int, a: int, kind: str, seed: int) -> dict:
     Q, K, V = point((d, d_out, a), kind, seed)
-    c = classify_weights(Q, K, V, Precision(50), seed=seed, evidence=True)
+    c = classify_weights(Q, K, V, RankOptions(50), seed=seed, evidence=True)
     ev = c.evidence
     return {"labels": list(c.labels), "kinds": list(c.kinds), "ranks": c.ranks,
             "margin": float(c.margin), "agreement": c.agreement,
@@ -52,7 +52,7 @@ def noise_item(seed: int) -> dict:
     out = {}
     for name, VV in (("special", V), ("perturbed", V2)):
         for digits in (50, None):
-            c = classify_weights(Q, K, VV, Precision(digits), seed=seed, evidence=False)
+            c = classify_weights(Q, K, VV, RankOptions(digits), seed=seed, evidence=False)
             out[f"{name}_{'50' if digits else 'float64'}"] = {
                 "labels": list(c.labels), "margin": float(c.margin)}
     return out

@@ -6,7 +6,7 @@ precision with an explicit tolerance and margin; the evidence (Jacobian ranks on
 nearby tangent spaces, outside points of the Zariski closure) is checked against them.
 
 Modules:
-    precision       Precision, Decision, threshold_rank / threshold_zero, SVD at a precision.
+    precision       RankOptions, Decision, threshold_rank / threshold_zero, SVD at a precision.
     rules           LABELS, rule_labels (paper-notes §2) and the rank / u ∥ w decisions.
     fiber           points of the fiber over φ on each branch.
     evidence        Evidence, FiberPoint: Jacobian ranks there, nearby tangent spaces, agreement.
@@ -22,29 +22,29 @@ import math
 
 import numpy as np
 
+from ..rank import Decision, RankOptions, singular_values, threshold_rank, threshold_zero
 from ..tensor import check_tensor
 from .ambient import Membership, membership
 from .classification import Classification
 from .evidence import NEARBY_POINTS, Evidence, FiberPoint, agreement, collect_evidence
 from .inputs import check_a, check_array, check_matrix, check_shape, exact_rationals
-from .precision import (Decision, Precision, fmt, singular_values, svd, threshold_rank,
-                        threshold_zero)
+from .precision import fmt, svd
 from .rules import LABELS, NOT_IN_M, rank_decisions, rule_labels, rule_outcome
 
 __all__ = ["LABELS", "NEARBY_POINTS", "Classification", "Decision", "Evidence", "FiberPoint",
-           "Membership", "Precision", "classify_av", "classify_point", "classify_tensor",
+           "Membership", "RankOptions", "classify_av", "classify_point", "classify_tensor",
            "classify_weights", "membership", "rule_labels", "singular_values", "svd",
            "threshold_rank", "threshold_zero"]
 
 
 def classify_weights(Q: np.ndarray, K: np.ndarray, V: np.ndarray,
-                     precision: Precision | None = None, seed: int = 0,
+                     precision: RankOptions | None = None, seed: int = 0,
                      evidence: bool = True) -> Classification:
     """Classify φ_W for single-layer weights W = (Q, K, V), A = Kᵀ Q (paper-notes §1).
 
     Args:
         Q, K: (a, d); V: (d', d). Fractions (exact, as read by numag.io), ints, floats or mpf.
-        precision: Precision() (50 digits) by default.
+        precision: RankOptions() (50 digits) by default.
         seed: seeds the random inputs, fiber samples and probes of the evidence.
         evidence: compute the Evidence (Jacobian ranks, probes); costly for large shapes.
     Returns:
@@ -59,11 +59,11 @@ def classify_weights(Q: np.ndarray, K: np.ndarray, V: np.ndarray,
     # exact (floats and mpf as the rationals they are): rk A ≤ a then holds exactly, which
     # rank_decisions relies on when it drops rank candidates above a for weights
     A = exact_rationals(K).T.dot(exact_rationals(Q))
-    return _classify(A, V, (d, V.shape[0], a), precision or Precision(), seed, evidence,
+    return _classify(A, V, (d, V.shape[0], a), precision or RankOptions(), seed, evidence,
                      "weights (Q, K, V)", qkv=(Q, K, V))
 
 
-def classify_av(A: np.ndarray, V: np.ndarray, a: int, precision: Precision | None = None,
+def classify_av(A: np.ndarray, V: np.ndarray, a: int, precision: RankOptions | None = None,
                 seed: int = 0, evidence: bool = True) -> Classification:
     """Classify the point T(A, V) of M_{d,d',a} given by A (d, d) and V (d', d).
 
@@ -77,11 +77,11 @@ def classify_av(A: np.ndarray, V: np.ndarray, a: int, precision: Precision | Non
     if A.shape[0] != A.shape[1] or V.shape[1] != A.shape[0]:
         raise ValueError(f"A must be (d, d) and V (d', d), got A {A.shape}, V {V.shape}")
     check_a(a)
-    return _classify(A, V, (A.shape[0], V.shape[0], int(a)), precision or Precision(), seed,
+    return _classify(A, V, (A.shape[0], V.shape[0], int(a)), precision or RankOptions(), seed,
                      evidence, "(A, V)")
 
 
-def classify_tensor(T: np.ndarray, a: int, precision: Precision | None = None, seed: int = 0,
+def classify_tensor(T: np.ndarray, a: int, precision: RankOptions | None = None, seed: int = 0,
                     evidence: bool = True) -> Classification:
     """Classify an ambient point T (d', d, d, d) (paper-notes §1): recover a real preimage, or
     report "not in M" (labels ()) with the residual. A preimage that fits T but whose rk A is
@@ -96,7 +96,7 @@ def classify_tensor(T: np.ndarray, a: int, precision: Precision | None = None, s
     if T.ndim != 4:
         raise ValueError(f"an ambient point is a 4-index tensor (d', d, d, d), got shape {T.shape}")
     T = check_tensor(check_array(T, "tensor"), T.shape[1], T.shape[0])
-    prec = precision or Precision()
+    prec = precision or RankOptions()
     d_out, d = T.shape[0], T.shape[1]
     shape = (d, d_out, int(a))
     check_shape(shape)
@@ -118,7 +118,7 @@ def classify_tensor(T: np.ndarray, a: int, precision: Precision | None = None, s
                           notes=(mem.reason,))
 
 
-def classify_point(point, precision: Precision | None = None, seed: int = 0,
+def classify_point(point, precision: RankOptions | None = None, seed: int = 0,
                    evidence: bool = True) -> Classification:
     """Classify a numag.io.SingleLayerPoint ('weights', 'AV' or 'tensor')."""
     d, d_out, a = point.shape
@@ -131,7 +131,7 @@ def classify_point(point, precision: Precision | None = None, seed: int = 0,
     raise ValueError(f"unknown point kind {point.kind!r}")
 
 
-def _classify(A_in, V_in, shape, prec: Precision, seed: int, want_evidence: bool, source: str,
+def _classify(A_in, V_in, shape, prec: RankOptions, seed: int, want_evidence: bool, source: str,
               qkv=None, member: Membership | None = None) -> Classification:
     check_shape(shape)
     with prec.context():
@@ -149,7 +149,7 @@ def _classify(A_in, V_in, shape, prec: Precision, seed: int, want_evidence: bool
                           agree, member, tuple(notes), seed)
 
 
-def _labels(combos: list, shape, prec: Precision, decs: tuple[Decision, ...] = ()):
+def _labels(combos: list, shape, prec: RankOptions, decs: tuple[Decision, ...] = ()):
     """(labels, kinds, alternatives, notes) over every (rk A, rk V, u ∥ w) still possible:
     one label set, or ("undecided",) with the alternatives. A candidate rk A > a is the outcome
     NOT_IN_M ("not in M"), which differs from every label set."""
@@ -179,7 +179,7 @@ def _labels(combos: list, shape, prec: Precision, decs: tuple[Decision, ...] = (
         notes.append("float64 cannot tell a special class from a neighbour within rounding "
                      "(≈1e-16 relative): use mpmath digits on exact input")
     else:
-        notes.append(f"more digits than {prec.digits} (--digits) can decide it when the input "
+        notes.append(f"more digits than {prec.digits} can decide it when the input "
                      "is exact")
     return ("undecided",), (), alts, notes
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..rank import Decision, json_num, RankOptions, threshold_zero
 from ..tensor import eigh, tensor
 from .ambient import membership
-from .precision import (Decision, Precision, json_num, nearby_epsilon, norm, rank1_factors,
-                        threshold_zero, work_digits)
+from .precision import nearby_epsilon, norm, rank1_factors, work_digits
 
 
-def boundary_probe(exact, shape: tuple[int, int, int], prec: Precision, seed: int,
+def boundary_probe(exact, shape: tuple[int, int, int], prec: RankOptions, seed: int,
                    decs: tuple[Decision, ...], notes: list) -> tuple[str, list[dict]]:
     """Boundary verdict ('boundary', 'not boundary', 'not probed', 'inconclusive') and probes.
 
@@ -33,13 +33,13 @@ def boundary_probe(exact, shape: tuple[int, int, int], prec: Precision, seed: in
     return _probe_rank1(exact, shape, prec, seed, notes)
 
 
-def _probe_precision(prec: Precision) -> Precision:
+def _probe_precision(prec: RankOptions) -> RankOptions:
     """2·digits + 10 digits, decided at tolerance² and margin²: the probed quantities are
     quadratic in the distance to the boundary."""
-    return Precision(work_digits(prec), prec.tolerance ** 2, prec.min_margin ** 2)
+    return RankOptions(work_digits(prec), prec.tolerance ** 2, prec.min_margin ** 2)
 
 
-def _probe_zero(shape, prec: Precision, seed: int, notes: list) -> tuple[str, list[dict]]:
+def _probe_zero(shape, prec: RankOptions, seed: int, notes: list) -> tuple[str, list[dict]]:
     """φ = 0: the points ε·c ⊗ S ⊗ v (S = x xᵀ + y yᵀ random) for ε and ε²."""
     d, d_out, a = shape
     eps = nearby_epsilon(prec)
@@ -58,7 +58,7 @@ def _probe_zero(shape, prec: Precision, seed: int, notes: list) -> tuple[str, li
     return "inconclusive", probes
 
 
-def _probe_rank1(exact, shape, prec: Precision, seed: int, notes: list) -> tuple[str, list[dict]]:
+def _probe_rank1(exact, shape, prec: RankOptions, seed: int, notes: list) -> tuple[str, list[dict]]:
     """rk A = rk V = 1: the nearest outside point c ⊗ S' ⊗ v.
 
     For A = u vᵀ, V = c wᵀ, S = sym(u wᵀ) has eigenvalues λ± with |λ₋/λ₊| = tan²(θ/2) (θ the
@@ -107,7 +107,7 @@ def _outer3(c, S, v):
     return c[:, None, None, None] * S[None, :, :, None] * v[None, None, None, :]
 
 
-def _probe(psi, T0, a: int, prec: Precision, seed: int) -> dict:
+def _probe(psi, T0, a: int, prec: RankOptions, seed: int) -> dict:
     """Membership of the outside point psi and its relative distance to T0 (or norm, T0 None)."""
     mem, _ = membership(psi, a, prec, seed)
     dist = norm(psi - T0) / norm(T0) if T0 is not None else norm(psi)

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..rank import Decision, json_num, RankOptions
 from .evidence import Evidence
 from .ambient import Membership
-from .precision import Decision, Precision, fmt, json_num
+from .precision import fmt
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ class Classification:
     ranks: dict
     decisions: tuple[Decision, ...]
     margin: float
-    precision: Precision
+    precision: RankOptions
     source: str
     alternatives: tuple[tuple[str, ...], ...] = ()
     evidence: Evidence | None = None

@@ -14,11 +14,11 @@ import numpy as np
 from ..architecture import Architecture, LayerWeights
 from ..formulas import single_layer
 from ..jacobian import jacobian
+from ..rank import Decision, json_num, RankOptions, singular_values, threshold_rank
 from ..tensor import tensor
 from .boundary import boundary_probe
 from .fiber import FiberSample, fiber_points
-from .precision import (Decision, Precision, json_num, nearby_epsilon, norm, singular_values,
-                        svd, threshold_rank)
+from .precision import nearby_epsilon, norm, svd
 
 NEARBY_POINTS = 3
 
@@ -83,7 +83,7 @@ class Evidence:
 
 
 def collect_evidence(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int],
-                     prec: Precision, seed: int, decs: tuple[Decision, ...], qkv,
+                     prec: RankOptions, seed: int, decs: tuple[Decision, ...], qkv,
                      exact) -> Evidence:
     """Jacobian ranks on the fiber over φ = T(A, V), nearby tangent spaces and boundary probes.
 
@@ -120,7 +120,7 @@ def collect_evidence(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int],
                     tuple(probes), tuple(notes), seed, n_inputs)
 
 
-def _fiber_ranks(pts: list[FiberSample], jac, T0: np.ndarray, prec: Precision,
+def _fiber_ranks(pts: list[FiberSample], jac, T0: np.ndarray, prec: RankOptions,
                  seed: int) -> tuple[list[FiberPoint], Decision]:
     """Jacobian rank and relative residual at each fiber point, and the joint rank."""
     n0 = norm(T0)
@@ -153,7 +153,7 @@ def _joint(jacs: list, ops, seed: int) -> np.ndarray:
 _GENERIC_CACHE: dict = {}
 
 
-def _generic_rank(shape, prec: Precision, seed: int, arch, X) -> Decision:
+def _generic_rank(shape, prec: RankOptions, seed: int, arch, X) -> Decision:
     """Jacobian rank at a random point (the computed dim M); cached per shape/precision/seed."""
     key = (shape, prec, seed)
     if key not in _GENERIC_CACHE:
@@ -189,7 +189,7 @@ def _singular_verdict(fiber, joint: Decision, dim: int, generic: Decision, notes
     return "inconclusive"
 
 
-def _nearby_joint_rank(W, jac, prec: Precision, rng) -> tuple[Decision, float]:
+def _nearby_joint_rank(W, jac, prec: RankOptions, rng) -> tuple[Decision, float]:
     """Joint rank of the tangent spaces (orthonormal bases) at NEARBY_POINTS random points at
     relative distance ε from W, decided at tolerance √ε: at a smooth point they differ by O(ε)."""
     eps = nearby_epsilon(prec)
@@ -201,7 +201,7 @@ def _nearby_joint_rank(W, jac, prec: Precision, rng) -> tuple[Decision, float]:
         step = eps * nW / norm(np.concatenate([m.reshape(-1) for m in dW]))
         U, s, _ = svd(jac([m + step * dm for m, dm in zip(W, dW)]), prec)
         bases.append(U[:, :threshold_rank("nearby rank", s, prec).value])
-    near = Precision(prec.digits, tolerance=eps ** 0.5, min_margin=10.0 if prec.digits else 3.0)
+    near = RankOptions(prec.digits, tolerance=eps ** 0.5, min_margin=10.0 if prec.digits else 3.0)
     dec = threshold_rank("joint rank of tangent spaces at nearby points",
                          singular_values(np.concatenate(bases, axis=1), near), near)
     return dec, eps

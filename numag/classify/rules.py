@@ -17,7 +17,8 @@ import itertools
 
 import numpy as np
 
-from .precision import Decision, Precision, fmt, singular_values, threshold_rank
+from ..rank import Decision, RankOptions, singular_values, threshold_rank
+from .precision import fmt
 
 LABELS = ("zero", "singular", "boundary", "smooth", "undecided")
 # the outcome of a rank candidate rk A > a: T(A, V) is then not a point of M_{d,d',a}
@@ -51,7 +52,7 @@ def rule_labels(d: int, d_out: int, a: int, rank_A: int, rank_V: int,
     return labels, tuple(kinds)
 
 
-def rank_decisions(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int], prec: Precision,
+def rank_decisions(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int], prec: RankOptions,
                    source: str, rank_A: Decision | None = None
                    ) -> tuple[tuple[Decision, ...], dict, list]:
     """Decide rk A, rk V and, when both may be 1, u ∥ w (A, V converted to prec, in its context).
@@ -108,7 +109,7 @@ def rule_outcome(d: int, d_out: int, a: int, rank_A: int, rank_V: int,
     return (rules or rule_labels)(d, d_out, a, rank_A, rank_V, parallel)
 
 
-def _above_a_message(dA: Decision, shape: tuple[int, int, int], prec: Precision) -> str:
+def _above_a_message(dA: Decision, shape: tuple[int, int, int], prec: RankOptions) -> str:
     """Why A (every rank candidate above min(a, d)) makes (A, V) no point of M_{d,d',a}."""
     d, d_out, a = shape
     limit = min(a, d)
@@ -123,7 +124,7 @@ def _above_a_message(dA: Decision, shape: tuple[int, int, int], prec: Precision)
             f"margin {fmt(dA.values[limit] / prec.tolerance)}){tail}")
 
 
-def _parallel(A, V, nA, nV, prec: Precision) -> tuple[Decision | None, tuple[bool, ...]]:
+def _parallel(A, V, nA, nV, prec: RankOptions) -> tuple[Decision | None, tuple[bool, ...]]:
     """u ∥ w for A = u vᵀ, V = c wᵀ iff [A/|A|, Vᵀ/|V|] (columns spanning u, w) has rank 1."""
     if nA == 0 or nV == 0:
         return None, (False, True)               # float64 zero matrix: direction unknown

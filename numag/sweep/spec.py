@@ -22,7 +22,9 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from .tasks import COMMAND_TASKS, TaskSpec, _command_parser, command_module, normalize
+from ..jobs import JOBS
+from ..options import list_options
+from .tasks import TaskSpec, normalize
 
 TOP_KEYS = ("tasks", "grids")
 
@@ -138,14 +140,8 @@ def _range(value: dict, opt: str, where: str) -> list[int]:
 
 
 def _list_options(task: str) -> set[str]:
-    """Options of a command that take a list per task (comma lists such as --widths, nargs)."""
-    if task not in COMMAND_TASKS or (module := command_module(task)) is None:
-        return set()
-    out = set()
-    for action in _command_parser(module)._actions:
-        if action.nargs in ("+", "*") or getattr(action.type, "__name__", "") == "int_list":
-            out.add(action.dest)
-    return out
+    """Options of a job that take a list per task (such as widths)."""
+    return set(list_options(JOBS[task].options)) if task in JOBS else set()
 
 
 def load_tasks(path: str | Path) -> list[TaskSpec]:
