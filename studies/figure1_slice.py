@@ -16,7 +16,7 @@ from numag import Architecture
 from numag.arith import NumpyArithmetic
 from numag.classify import RankOptions, classify_tensor
 from numag.jacobian import random_weights
-from numag.study import Claim, StudyContext, figure, md_table, study_main
+from numag.study import Claim, StudyContext, StudyDocument, figure, md_table, study_main
 from numag.tensor import tensor
 
 NAME = "figure1_slice"
@@ -99,7 +99,7 @@ def _draw(ax, pts: np.ndarray) -> None:
     ax.legend(loc="upper left", fontsize=8)
 
 
-def compute(ctx: StudyContext) -> dict:
+def compute(ctx: StudyContext) -> StudyDocument:
     """Sample M_{2,1,1} through the parametrization, draw the slice det S = −1, and check the
     semidefinite region is outside M."""
     n = 3000 if ctx.quick else 12000

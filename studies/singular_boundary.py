@@ -16,7 +16,7 @@ import numpy as np
 from numag import Architecture
 from numag.classify import RankOptions, classify_weights
 from numag.points import sample_point
-from numag.study import Claim, StudyContext, md_table, study_main
+from numag.study import Claim, StudyContext, StudyDocument, md_table, study_main
 
 NAME = "singular_boundary"
 CLASSES = ("generic", "zero", "swap", "parallel", "rank drop")
@@ -72,7 +72,7 @@ def grid(quick: bool, seed: int) -> list[dict]:
     return items
 
 
-def compute(ctx: StudyContext) -> dict:
+def compute(ctx: StudyContext) -> StudyDocument:
     """Classify constructed points of every class; decide the paper's statements from evidence."""
     recs = ctx.run(grid(ctx.quick, ctx.seed), classify_item, desc=NAME)
     res = [{**r["params"], **r["result"]} for r in recs]
