@@ -15,7 +15,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from numag.classify import RankOptions, classify_av
+from numag.classify import UNDECIDED, RankOptions, classify_av
 
 
 def points(d: int, d_out: int, a: int, n: int, seed: int = 0):
@@ -67,8 +67,8 @@ def main() -> None:
             pts = points(*shape, n)
             mp_rate, _, mp_labels = rate(pts, shape[2], RankOptions(args.digits), ev)
             f_rate, _, f_labels = rate(pts, shape[2], RankOptions(None), ev)
-            und = sum(lab == ("undecided",) for lab in f_labels)
-            und_mp = sum(lab == ("undecided",) for lab in mp_labels)
+            und = sum(lab == UNDECIDED for lab in f_labels)
+            und_mp = sum(lab == UNDECIDED for lab in mp_labels)
             print(f"{str(shape):<10} {mode:<14} {n:>3} {mp_rate:>10.3g} {f_rate:>10.3g} "
                   f"{f_rate / mp_rate:>8.3g}  {und}/{n} (mp: {und_mp}/{n})", flush=True)
 

@@ -299,7 +299,8 @@ def _result(arch, method: Method, seed, records: Sequence[TrialRecord], orbit, u
     if not decided:
         notes.append(f"UNDECIDED: a numerical rank had a singular value within the margin "
                      f"{rank_options.min_margin:g} of the tolerance {rank_options.tolerance:.0e}"
-                     f"; use method 'exact' (lightning) or more digits")
+                     f"; decide it exactly (option 'method': exact, lightning only) or with "
+                     f"more digits (option 'digits')")
     if dim > upper:
         notes.append(f"computed rank {dim} exceeds the symmetry upper bound {upper}: "
                      "a numerical rank error")

@@ -11,6 +11,7 @@ chosen by the caller (float64, mpmath, F_p) sees it.
 """
 from __future__ import annotations
 
+import enum
 import json
 import math
 from dataclasses import dataclass
@@ -154,10 +155,18 @@ def weights_to_json(arch: Architecture, layers: list[LayerWeights]) -> dict:
 #   {"widths": [d, d'], "ranks": [a], "tensor": T}  with T[r][b][c][e] (d'×d×d×d), symmetric in b, c
 # Numbers as in the weights format (exact strings allowed). "tokens" must be >= 2 if given.
 
-class SingleLayerPoint(NamedTuple):
-    """A parsed point: kind 'weights' (Q, K, V), 'AV' (A, V) or 'tensor' (T); Fraction arrays."""
+class PointFormat(enum.StrEnum):
+    """How a single-layer point is given."""
 
-    kind: str
+    WEIGHTS = "weights"        # (Q, K, V)
+    AV = "AV"                  # (A, V)
+    TENSOR = "tensor"          # the ambient tensor T
+
+
+class SingleLayerPoint(NamedTuple):
+    """A parsed point: kind WEIGHTS (Q, K, V), AV (A, V) or TENSOR (T); Fraction arrays."""
+
+    kind: PointFormat
     shape: tuple[int, int, int]
     arrays: dict
 
@@ -208,14 +217,14 @@ def single_layer_point_from_json(obj: Any, where: str = "point") -> SingleLayerP
                          f"'tensor'; got {kinds or 'none'}")
     if kinds[0] == "layers":
         _, (layer,) = weights_from_json(obj, where)
-        return SingleLayerPoint("weights", (d, d_out, a), dict(zip("QKV", layer)))
+        return SingleLayerPoint(PointFormat.WEIGHTS, (d, d_out, a), dict(zip("QKV", layer)))
     if kinds[0] == "A":
         if "V" not in obj:
             raise ValueError(f"{where}: 'A' needs 'V' beside it")
-        return SingleLayerPoint("AV", (d, d_out, a), {
+        return SingleLayerPoint(PointFormat.AV, (d, d_out, a), {
             "A": parse_matrix(obj["A"], f"{where} A", (d, d)),
             "V": parse_matrix(obj["V"], f"{where} V", (d_out, d))})
-    return SingleLayerPoint("tensor", (d, d_out, a),
+    return SingleLayerPoint(PointFormat.TENSOR, (d, d_out, a),
                             {"T": parse_tensor(obj["tensor"], f"{where} tensor", (d_out, d, d, d))})
 
 
@@ -276,7 +285,7 @@ def single_layer_point_to_json(point: SingleLayerPoint, tokens: int = 2) -> dict
     def conv(x):
         return [conv(y) for y in x] if isinstance(x, (list, np.ndarray)) else number_to_json(x)
     head = {"widths": [d, d_out], "ranks": [a], "tokens": tokens}
-    if point.kind == "weights":
+    if point.kind is PointFormat.WEIGHTS:
         return {**head, "layers": [{k: conv(np.asarray(point.arrays[k], dtype=object))
                                     for k in "QKV"}]}
     return {**head, **{("tensor" if k == "T" else k): conv(np.asarray(v, dtype=object))

@@ -7,7 +7,8 @@ nearby tangent spaces, outside points of the Zariski closure) is checked against
 
 Modules:
     precision       RankOptions, Decision, threshold_rank / threshold_zero, SVD at a precision.
-    rules           LABELS, rule_labels (paper-notes §2) and the rank / u ∥ w decisions.
+    labels          Label, SingularVerdict, BoundaryVerdict, Agreement (StrEnums).
+    rules           rule_labels (paper-notes §2) and the rank / u ∥ w decisions.
     fiber           points of the fiber over φ on each branch.
     evidence        Evidence, FiberPoint: Jacobian ranks there, nearby tangent spaces, agreement.
     ambient         Membership, membership: is an ambient tensor in M (preimage recovery).
@@ -22,6 +23,7 @@ import math
 
 import numpy as np
 
+from ..io import PointFormat
 from ..rank import Decision, RankOptions, singular_values, threshold_rank, threshold_zero
 from ..tensor import check_tensor
 from .ambient import Membership, membership
@@ -29,9 +31,12 @@ from .classification import Classification
 from .evidence import NEARBY_POINTS, Evidence, FiberPoint, agreement, collect_evidence
 from .inputs import check_a, check_array, check_matrix, check_shape, exact_rationals
 from .precision import fmt, svd
-from .rules import LABELS, NOT_IN_M, rank_decisions, rule_labels, rule_outcome
+from .labels import (LABELS, NOT_IN_M, UNDECIDED, Agreement, BoundaryVerdict, Label,
+                     SingularVerdict, Source)
+from .rules import rank_decisions, rule_labels, rule_outcome
 
-__all__ = ["LABELS", "NEARBY_POINTS", "Classification", "Decision", "Evidence", "FiberPoint",
+__all__ = ["LABELS", "UNDECIDED", "Label", "Source", "SingularVerdict", "BoundaryVerdict",
+           "Agreement", "NEARBY_POINTS", "Classification", "Decision", "Evidence", "FiberPoint",
            "Membership", "RankOptions", "classify_av", "classify_point", "classify_tensor",
            "classify_weights", "membership", "rule_labels", "singular_values", "svd",
            "threshold_rank", "threshold_zero"]
@@ -60,7 +65,7 @@ def classify_weights(Q: np.ndarray, K: np.ndarray, V: np.ndarray,
     # rank_decisions relies on when it drops rank candidates above a for weights
     A = exact_rationals(K).T.dot(exact_rationals(Q))
     return _classify(A, V, (d, V.shape[0], a), precision or RankOptions(), seed, evidence,
-                     "weights (Q, K, V)", qkv=(Q, K, V))
+                     Source.WEIGHTS, qkv=(Q, K, V))
 
 
 def classify_av(A: np.ndarray, V: np.ndarray, a: int, precision: RankOptions | None = None,
@@ -78,7 +83,7 @@ def classify_av(A: np.ndarray, V: np.ndarray, a: int, precision: RankOptions | N
         raise ValueError(f"A must be (d, d) and V (d', d), got A {A.shape}, V {V.shape}")
     check_a(a)
     return _classify(A, V, (A.shape[0], V.shape[0], int(a)), precision or RankOptions(), seed,
-                     evidence, "(A, V)")
+                     evidence, Source.AV)
 
 
 def classify_tensor(T: np.ndarray, a: int, precision: RankOptions | None = None, seed: int = 0,
@@ -103,18 +108,18 @@ def classify_tensor(T: np.ndarray, a: int, precision: RankOptions | None = None,
     if all(x == 0 for x in T.flat):
         zA, zV = np.zeros((d, d), dtype=int), np.zeros((d_out, d), dtype=int)
         mem = Membership(True, 0.0, "T = 0 = T(0, V) for every V")
-        return _classify(zA, zV, shape, prec, seed, evidence, "ambient tensor", member=mem)
+        return _classify(zA, zV, shape, prec, seed, evidence, Source.TENSOR, member=mem)
     mem, av = membership(T, a, prec, seed)
     if mem.in_M or (mem.in_M is None and mem.preimage_fits):
         # in M, or a fitting preimage whose rk A may exceed a: the rank decision of the
         # membership test (mem.rank_A) then leaves "not in M" among the alternatives
-        return _classify(av[0], av[1], shape, prec, seed, evidence, "ambient tensor",
+        return _classify(av[0], av[1], shape, prec, seed, evidence, Source.TENSOR,
                          member=mem)
-    labels = ("undecided",) if mem.in_M is None else ()
-    alts = (("not in M",), ("in M",)) if mem.in_M is None else ()
+    labels = UNDECIDED if mem.in_M is None else ()
+    alts = (NOT_IN_M, (Label.IN_M,)) if mem.in_M is None else ()
     margin = mem.residual_decision.margin if mem.residual_decision else math.inf
     return Classification(shape, labels, (), {"A": None, "V": None}, (), margin, prec,
-                          "ambient tensor", alts, membership=mem, seed=seed,
+                          Source.TENSOR, alts, membership=mem, seed=seed,
                           notes=(mem.reason,))
 
 
@@ -122,16 +127,17 @@ def classify_point(point, precision: RankOptions | None = None, seed: int = 0,
                    evidence: bool = True) -> Classification:
     """Classify a numag.io.SingleLayerPoint ('weights', 'AV' or 'tensor')."""
     d, d_out, a = point.shape
-    if point.kind == "weights":
+    if point.kind is PointFormat.WEIGHTS:
         return classify_weights(*(point.arrays[k] for k in "QKV"), precision, seed, evidence)
-    if point.kind == "AV":
+    if point.kind is PointFormat.AV:
         return classify_av(point.arrays["A"], point.arrays["V"], a, precision, seed, evidence)
-    if point.kind == "tensor":
+    if point.kind is PointFormat.TENSOR:
         return classify_tensor(point.arrays["T"], a, precision, seed, evidence)
     raise ValueError(f"unknown point kind {point.kind!r}")
 
 
-def _classify(A_in, V_in, shape, prec: RankOptions, seed: int, want_evidence: bool, source: str,
+def _classify(A_in, V_in, shape, prec: RankOptions, seed: int, want_evidence: bool,
+              source: Source,
               qkv=None, member: Membership | None = None) -> Classification:
     check_shape(shape)
     with prec.context():
@@ -144,7 +150,7 @@ def _classify(A_in, V_in, shape, prec: RankOptions, seed: int, want_evidence: bo
               if want_evidence else None)
     agree = agreement(labels, ev)
     notes += margin_notes + [f"{k}: rule and evidence DISAGREE"
-                             for k, v in agree.items() if v == "DISAGREE"]
+                             for k, v in agree.items() if v.conflict]
     return Classification(shape, labels, kinds, ranks, decs, margin, prec, source, alts, ev,
                           agree, member, tuple(notes), seed)
 
@@ -179,9 +185,9 @@ def _labels(combos: list, shape, prec: RankOptions, decs: tuple[Decision, ...] =
         notes.append("float64 cannot tell a special class from a neighbour within rounding "
                      "(≈1e-16 relative): use mpmath digits on exact input")
     else:
-        notes.append(f"more digits than {prec.digits} can decide it when the input "
-                     "is exact")
-    return ("undecided",), (), alts, notes
+        notes.append(f"more digits than {prec.digits} (option 'digits') can decide it when the "
+                     "input is exact")
+    return UNDECIDED, (), alts, notes
 
 
 def _margin(decs: tuple[Decision, ...], alts: tuple) -> tuple[float, list[str]]:

@@ -10,12 +10,13 @@ import numpy as np
 from ..rank import Decision, json_num, RankOptions, threshold_zero
 from ..tensor import eigh, tensor
 from .ambient import membership
+from .labels import BoundaryVerdict
 from .precision import nearby_epsilon, norm, rank1_factors, work_digits
 
 
 def boundary_probe(exact, shape: tuple[int, int, int], prec: RankOptions, seed: int,
-                   decs: tuple[Decision, ...], notes: list) -> tuple[str, list[dict]]:
-    """Boundary verdict ('boundary', 'not boundary', 'not probed', 'inconclusive') and probes.
+                   decs: tuple[Decision, ...], notes: list) -> tuple[BoundaryVerdict, list[dict]]:
+    """Boundary verdict (boundary, not boundary, not probed, inconclusive) and probes.
 
     Args:
         exact: the input (A, V), read exactly (Fractions, ints, floats or mpf).
@@ -29,7 +30,7 @@ def boundary_probe(exact, shape: tuple[int, int, int], prec: RankOptions, seed: 
         notes.append("no rank-1 factors (rk A or rk V ≥ 2, or undecided): no outside point "
                      "constructed ([derived] real points of the Zariski closure outside M are "
                      "c ⊗ S ⊗ v with S semidefinite of rank 2)")
-        return "not probed", []
+        return BoundaryVerdict.NOT_PROBED, []
     return _probe_rank1(exact, shape, prec, seed, notes)
 
 
@@ -39,7 +40,8 @@ def _probe_precision(prec: RankOptions) -> RankOptions:
     return RankOptions(work_digits(prec), prec.tolerance ** 2, prec.min_margin ** 2)
 
 
-def _probe_zero(shape, prec: RankOptions, seed: int, notes: list) -> tuple[str, list[dict]]:
+def _probe_zero(shape, prec: RankOptions, seed: int,
+                notes: list) -> tuple[BoundaryVerdict, list[dict]]:
     """φ = 0: the points ε·c ⊗ S ⊗ v (S = x xᵀ + y yᵀ random) for ε and ε²."""
     d, d_out, a = shape
     eps = nearby_epsilon(prec)
@@ -53,12 +55,13 @@ def _probe_zero(shape, prec: RankOptions, seed: int, notes: list) -> tuple[str, 
     if all(p["in_M"] is False for p in probes):
         notes.append("points ε·c ⊗ S ⊗ v (S semidefinite of rank 2) of the Zariski "
                      "closure have no real preimage, for ε → 0: zero is on the boundary")
-        return "boundary", probes
+        return BoundaryVerdict.BOUNDARY, probes
     notes.append("boundary probe: membership of the outside points not decided")
-    return "inconclusive", probes
+    return BoundaryVerdict.INCONCLUSIVE, probes
 
 
-def _probe_rank1(exact, shape, prec: RankOptions, seed: int, notes: list) -> tuple[str, list[dict]]:
+def _probe_rank1(exact, shape, prec: RankOptions, seed: int,
+                 notes: list) -> tuple[BoundaryVerdict, list[dict]]:
     """rk A = rk V = 1: the nearest outside point c ⊗ S' ⊗ v.
 
     For A = u vᵀ, V = c wᵀ, S = sym(u wᵀ) has eigenvalues λ± with |λ₋/λ₊| = tan²(θ/2) (θ the
@@ -85,21 +88,21 @@ def _probe_rank1(exact, shape, prec: RankOptions, seed: int, notes: list) -> tup
     return _rank1_verdict(probe, flat, rho, notes), [probe]
 
 
-def _rank1_verdict(probe: dict, flat: Decision, rho, notes: list) -> str:
+def _rank1_verdict(probe: dict, flat: Decision, rho, notes: list) -> BoundaryVerdict:
     if probe["in_M"] is not False:
         notes.append("boundary probe: the constructed outside point was not shown outside M")
-        return "inconclusive"
+        return BoundaryVerdict.INCONCLUSIVE
     if flat.candidates == (0,):
         notes.append(f"S = sym(u wᵀ) has rank 1, so c ⊗ S' ⊗ v with S' semidefinite of rank 2 at "
                      f"distance {probe['distance']:.2g} (→ 0 with ε) has no real preimage: "
                      "boundary")
-        return "boundary"
+        return BoundaryVerdict.BOUNDARY
     if flat.candidates == (1,):
         notes.append(f"S = sym(u wᵀ) is indefinite (|λ₋/λ₊| = {float(rho):.3g}): the nearest "
                      f"outside point c ⊗ S' ⊗ v is at relative distance {probe['distance']:.3g}; "
                      "[derived] every outside point of the Zariski closure has this form")
-        return "not boundary"
-    return "inconclusive"
+        return BoundaryVerdict.NOT_BOUNDARY
+    return BoundaryVerdict.INCONCLUSIVE
 
 
 def _outer3(c, S, v):

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 
 from ..rank import Decision, json_num, RankOptions
 from .evidence import Evidence
+from .labels import Label, Source
 from .ambient import Membership
 from .precision import fmt
 
@@ -15,7 +16,7 @@ class Classification:
 
     Attributes:
         shape: (d, d', a).
-        labels: subset of LABELS; ("undecided",) when the margins do not settle the class;
+        labels: Labels (a subset of LABELS); (UNDECIDED,) when the margins do not settle the class;
             () for an ambient point that is not in M (see membership).
         kinds: kinds of singularity (rule-based).
         ranks: {"A": rank, "V": rank} read at the tolerance (see decisions for margins).
@@ -25,19 +26,20 @@ class Classification:
         alternatives: the label sets still possible when undecided; ("not in M",) among them
             when a candidate rk A exceeds a (the input would then not be a point of M).
         evidence: Evidence, or None when not computed.
-        agreement: {"singular": ..., "boundary": ...}: agree / DISAGREE / inconclusive / not probed.
+        agreement: {"singular": Agreement, "boundary": Agreement}: agree / DISAGREE /
+            inconclusive / not probed / rule undecided.
         membership: for ambient input, the recovery result.
-        source: 'weights (Q, K, V)', '(A, V)' or 'ambient tensor'.
+        source: Source: 'weights (Q, K, V)', '(A, V)' or 'ambient tensor'.
     """
 
     shape: tuple[int, int, int]
-    labels: tuple[str, ...]
+    labels: tuple[Label, ...]
     kinds: tuple[str, ...]
     ranks: dict
     decisions: tuple[Decision, ...]
     margin: float
     precision: RankOptions
-    source: str
+    source: Source
     alternatives: tuple[tuple[str, ...], ...] = ()
     evidence: Evidence | None = None
     agreement: dict = field(default_factory=dict)

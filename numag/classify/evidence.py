@@ -18,6 +18,7 @@ from ..rank import Decision, json_num, RankOptions, singular_values, threshold_r
 from ..tensor import tensor
 from .boundary import boundary_probe
 from .fiber import FiberSample, fiber_points
+from .labels import UNDECIDED, Agreement, BoundaryVerdict, Label, SingularVerdict
 from .precision import nearby_epsilon, norm, svd
 
 NEARBY_POINTS = 3
@@ -52,8 +53,8 @@ class Evidence:
         nearby_joint_rank: joint rank of the tangent spaces at random points at relative
             distance `epsilon` (only when every fiber point is critical); > dim M means the
             tangent spaces jump, so their limits span more than dim M ⇒ singular.
-        singular: 'singular', 'smooth' (consistent with smooth), or 'inconclusive'.
-        boundary: 'boundary', 'not boundary', 'not probed', or 'inconclusive'.
+        singular: SingularVerdict: singular, smooth (consistent with smooth), or inconclusive.
+        boundary: BoundaryVerdict: boundary, not boundary, not probed, or inconclusive.
         probes: outside points of the Zariski closure tried: relative distance and membership.
         notes: how each verdict was reached.
     """
@@ -62,8 +63,8 @@ class Evidence:
     generic_rank: Decision
     fiber: tuple[FiberPoint, ...]
     joint_rank: Decision
-    singular: str
-    boundary: str
+    singular: SingularVerdict
+    boundary: BoundaryVerdict
     nearby_joint_rank: Decision | None = None
     epsilon: float | None = None
     probes: tuple[dict, ...] = ()
@@ -112,7 +113,7 @@ def collect_evidence(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int],
     pts = fiber_points(A, V, shape, prec, rng, decs, qkv)
     fiber, joint = _fiber_ranks(pts, jac, tensor(A, V), prec, seed)
     singular, nearby, eps = _singular_verdict(fiber, joint, dim, generic, notes), None, None
-    if singular == "critical":
+    if singular is SingularVerdict.CRITICAL:
         nearby, eps = _nearby_joint_rank(pts[0][1], jac, prec, rng)
         singular = _nearby_verdict(nearby, dim, notes)
     boundary, probes = boundary_probe(exact, shape, prec, seed, decs, notes)
@@ -165,28 +166,29 @@ def _generic_rank(shape, prec: RankOptions, seed: int, arch, X) -> Decision:
     return _GENERIC_CACHE[key]
 
 
-def _singular_verdict(fiber, joint: Decision, dim: int, generic: Decision, notes: list) -> str:
-    """'singular', 'smooth', 'inconclusive', or 'critical' (nearby tangent spaces decide)."""
+def _singular_verdict(fiber, joint: Decision, dim: int, generic: Decision,
+                      notes: list) -> SingularVerdict:
+    """Singular, smooth, inconclusive, or critical (nearby tangent spaces decide)."""
     if not generic.decided:
         notes.append("generic Jacobian rank undecided: no singularity verdict")
-        return "inconclusive"
+        return SingularVerdict.INCONCLUSIVE
     if min(joint.candidates) > dim:
         notes.append(f"joint rank of the fiber's tangent images {joint.value} > dim M = {dim}; "
                      "every image of the differential lies in the Zariski tangent space at φ, "
                      "which is therefore larger than dim M: singular")
-        return "singular"
+        return SingularVerdict.SINGULAR
     full = [f.name for f in fiber if f.jacobian_rank.candidates == (dim,)]
     if max(joint.candidates) <= dim and full:
         notes.append(f"Jacobian rank dim M = {dim} at {full[0]} and joint rank {joint.value}: a "
                      "neighbourhood there maps onto a manifold of dimension dim M, and all fiber "
                      "tangent images agree (consistent with smooth)")
-        return "smooth"
+        return SingularVerdict.SMOOTH
     if max(joint.candidates) <= dim and all(max(f.jacobian_rank.candidates) < dim for f in fiber):
         notes.append(f"every fiber point tried is critical (Jacobian rank < dim M = {dim}): "
                      "tangent spaces at nearby points decide")
-        return "critical"
+        return SingularVerdict.CRITICAL
     notes.append("Jacobian ranks undecided at this precision: no singularity verdict")
-    return "inconclusive"
+    return SingularVerdict.INCONCLUSIVE
 
 
 def _nearby_joint_rank(W, jac, prec: RankOptions, rng) -> tuple[Decision, float]:
@@ -207,33 +209,33 @@ def _nearby_joint_rank(W, jac, prec: RankOptions, rng) -> tuple[Decision, float]
     return dec, eps
 
 
-def _nearby_verdict(dec: Decision, dim: int, notes: list) -> str:
+def _nearby_verdict(dec: Decision, dim: int, notes: list) -> SingularVerdict:
     if min(dec.candidates) > dim:
         notes.append(f"tangent spaces at nearby points span {dec.value} > dim M = {dim} at "
                      f"tolerance {dec.tolerance:.1e}: they jump, their limits at φ lie in the "
                      "Zariski tangent space, which is larger than dim M: singular")
-        return "singular"
+        return SingularVerdict.SINGULAR
     if max(dec.candidates) <= dim:
         notes.append(f"tangent spaces at nearby points agree up to O(ε) (joint rank {dec.value} "
                      f"= dim M): no singularity detected (a cusp-like one would not show)")
-        return "smooth"
+        return SingularVerdict.SMOOTH
     notes.append("nearby tangent spaces: joint rank undecided")
-    return "inconclusive"
+    return SingularVerdict.INCONCLUSIVE
 
 
-def agreement(labels: tuple[str, ...], ev: Evidence | None) -> dict:
-    """Rule labels vs evidence: {"singular": ..., "boundary": ...}, each 'agree', 'DISAGREE' or
-    the evidence's own inconclusive verdict; {} without evidence."""
+def agreement(labels: tuple[Label, ...], ev: Evidence | None) -> dict[str, Agreement]:
+    """Rule labels vs evidence: {"singular": ..., "boundary": ...}, each agree, DISAGREE or
+    the evidence's own undecided verdict (inconclusive, not probed); {} without evidence."""
     if ev is None:
         return {}
-    if labels in (("undecided",), ()):
-        return {"singular": "rule undecided", "boundary": "rule undecided"}
+    if labels in (UNDECIDED, ()):
+        return {"singular": Agreement.RULE_UNDECIDED, "boundary": Agreement.RULE_UNDECIDED}
     out = {}
-    for key, yes, no in (("singular", "singular", "smooth"),
-                         ("boundary", "boundary", "not boundary")):
-        verdict = getattr(ev, key)
-        if verdict in (yes, no):
-            out[key] = "agree" if (verdict == yes) == (key in labels) else "DISAGREE"
+    for key, verdict, yes in (("singular", ev.singular, SingularVerdict.SINGULAR),
+                              ("boundary", ev.boundary, BoundaryVerdict.BOUNDARY)):
+        if verdict.decided:
+            out[key] = Agreement.AGREE if (verdict is yes) == (Label(key) in labels) \
+                else Agreement.DISAGREE
         else:
-            out[key] = verdict
+            out[key] = Agreement(verdict.value)
     return out

@@ -18,11 +18,10 @@ import itertools
 import numpy as np
 
 from ..rank import Decision, RankOptions, singular_values, threshold_rank
+from .labels import LABELS, NOT_IN_M, Label, Source
 from .precision import fmt
 
-LABELS = ("zero", "singular", "boundary", "smooth", "undecided")
-# the outcome of a rank candidate rk A > a: T(A, V) is then not a point of M_{d,d',a}
-NOT_IN_M = ("not in M",)
+__all__ = ["LABELS", "NOT_IN_M", "rule_labels", "rule_outcome", "rank_decisions"]
 
 
 def rule_labels(d: int, d_out: int, a: int, rank_A: int, rank_V: int,
@@ -34,7 +33,7 @@ def rule_labels(d: int, d_out: int, a: int, rank_A: int, rank_V: int,
         (labels, kinds): labels ⊂ LABELS in a fixed order; kinds explain 'singular'.
     """
     if rank_A == 0 or rank_V == 0:
-        return ("zero", "singular", "boundary"), ("zero (fiber {A = 0} ∪ {V = 0})",)
+        return (Label.ZERO, Label.SINGULAR, Label.BOUNDARY), ("zero (fiber {A = 0} ∪ {V = 0})",)
     rank1 = rank_A == 1 and rank_V == 1
     kinds = []
     if (a, d_out) == (1, 1):
@@ -46,14 +45,14 @@ def rule_labels(d: int, d_out: int, a: int, rank_A: int, rank_V: int,
         if rank1:
             kinds.append("rk A = rk V = 1 with u ∥ w (the two branches meet)" if parallel else
                          "self-intersection of two branches (rk A = rk V = 1, u ∦ w)")
-    labels = ("singular",) if kinds else ("smooth",)
+    labels = (Label.SINGULAR,) if kinds else (Label.SMOOTH,)
     if rank1 and parallel:
-        labels += ("boundary",)
+        labels += (Label.BOUNDARY,)
     return labels, tuple(kinds)
 
 
 def rank_decisions(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int], prec: RankOptions,
-                   source: str, rank_A: Decision | None = None
+                   source: Source, rank_A: Decision | None = None
                    ) -> tuple[tuple[Decision, ...], dict, list]:
     """Decide rk A, rk V and, when both may be 1, u ∥ w (A, V converted to prec, in its context).
 
@@ -77,9 +76,9 @@ def rank_decisions(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int], pr
     sA, sV = singular_values(A, prec), singular_values(V, prec)
     dA = rank_A if rank_A is not None else threshold_rank("rank A", sA, prec)
     dV = threshold_rank("rank V", sV, prec)
-    if source == "(A, V)" and min(dA.candidates) > limit and 0 not in dV.candidates:
+    if source is Source.AV and min(dA.candidates) > limit and 0 not in dV.candidates:
         raise ValueError(_above_a_message(dA, shape, prec))
-    if source == "weights (Q, K, V)":
+    if source.rank_bounded:
         # rk A ≤ a holds exactly for A = KᵀQ; candidates above it are rounding artefacts
         cand_A = tuple(r for r in dA.candidates if r <= limit) or (limit,)
     else:
@@ -95,7 +94,7 @@ def rank_decisions(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int], pr
 
 
 def rule_outcome(d: int, d_out: int, a: int, rank_A: int, rank_V: int,
-                 parallel: bool, rules=None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+                 parallel: bool, rules=None) -> tuple[tuple[Label, ...], tuple[str, ...]]:
     """rule_labels, or (NOT_IN_M, (why,)) when rank_A > min(a, d) and rank_V > 0: then T(A, V)
     is not a point of M_{d,d',a} (it lies in M_{d,d',rank_A}) and no label of paper-notes §2
     applies. (With V = 0, T(A, 0) = 0 = T(0, V') is the zero point of M whatever rk A is.)

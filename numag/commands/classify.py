@@ -8,7 +8,7 @@ from ..classify import Classification
 from ..classify.batch import ClassificationBatch, label_text
 from ..io import strict_json
 from ..jobs.classify import ClassifyOptions, run_classify
-from .common import add_option, options_from_args, print_json, table
+from .common import add_option, cli_text, options_from_args, print_json, table
 
 NAME = "classify"
 HELP = ("classify points of a single-layer lightning neuromanifold (zero, singular, boundary, "
@@ -83,7 +83,7 @@ def render(r: Classification) -> str:
         rows.append(("  verdicts", f"singular: {e.singular}; boundary: {e.boundary}"))
         rows.append(("agreement", ", ".join(f"{k}: {v}" for k, v in r.agreement.items())))
     lines = [table(rows)]
-    lines += [f"  note: {n}" for n in (*r.notes, *(e.notes if e else ()))]
+    lines += [f"  note: {cli_text(n)}" for n in (*r.notes, *(e.notes if e else ()))]
     return "\n".join(lines)
 
 

@@ -10,6 +10,7 @@ import argparse
 import dataclasses
 import enum
 import json
+import re
 import sys
 import typing
 from typing import Any, Callable
@@ -47,6 +48,11 @@ nonnegative_int = bounded(int, 0)       # seeds
 def flag(name: str) -> str:
     """The command-line flag of an option: 'min_margin' -> '--min-margin'."""
     return "--" + name.replace("_", "-")
+
+
+def cli_text(text: str) -> str:
+    """A library message with its options named as flags: "option 'digits'" -> "--digits"."""
+    return re.sub(r"option '(\w+)'", lambda m: flag(m.group(1)), text)
 
 
 def add_option(p: argparse.ArgumentParser, cls: type, name: str, *flags: str,

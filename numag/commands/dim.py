@@ -5,7 +5,7 @@ import argparse
 
 from ..dimension import DimensionResult
 from ..jobs.dim import DimOptions, run_dim
-from .common import add_option, options_from_args, print_json, table
+from .common import add_option, cli_text, options_from_args, print_json, table
 
 NAME = "dim"
 HELP = "dimension of a self-attention neuromanifold (computed, predicted, certified)"
@@ -58,5 +58,5 @@ def render(r: DimensionResult) -> str:
         ("time", f"{r.seconds:.2f} s"),
     ]
     lines = [table(rows)]
-    lines += [f"  note: {n}" for n in (*pred.caveats, *r.notes)]
+    lines += [f"  note: {cli_text(n)}" for n in (*pred.caveats, *r.notes)]
     return "\n".join(lines)
