@@ -48,11 +48,16 @@ def weight_names(arch: Architecture) -> list[str]:
 class FiberSystem:
     """The fiber through W0 as a polynomial system.
 
-    Attributes:
-        system: equations in all weights (exact rational coefficients).
-        architecture: the network.
-        base_point: W0 packed, object array of Fractions (n_params,).
-        encoding: 'tensor' or 'coefficients'.
+    Attributes
+    ----------
+    system
+        equations in all weights (exact rational coefficients).
+    architecture
+        the network.
+    base_point
+        W0 packed, object array of Fractions (n_params,).
+    encoding
+        'tensor' or 'coefficients'.
     """
 
     system: PolynomialSystem
@@ -72,8 +77,10 @@ class FiberSystem:
 def exact_point(arch: Architecture, layers: Sequence[Sequence]) -> np.ndarray:
     """Pack weights into an object array of Fractions (floats are taken at their exact value).
 
-    Raises:
-        ValueError: wrong shapes (from Architecture.pack) or non-finite entries.
+    Raises
+    ------
+    ValueError
+        wrong shapes (from Architecture.pack) or non-finite entries.
     """
     packed = arch.pack([[np.asarray(m, dtype=object) for m in layer] for layer in layers])
     try:
@@ -86,11 +93,16 @@ def fiber_system(arch: Architecture, layers: Sequence[Sequence],
                  encoding: str | None = None) -> FiberSystem:
     """The fiber {W : φ_W = φ_{W0}} through W0 = `layers` (see the module docstring).
 
-    Args:
-        encoding: 'tensor' (single layer, t ≥ 2; the default there) or 'coefficients' (any
-            lightning network; the default otherwise).
-    Raises:
-        ValueError: softmax (not polynomial), 'tensor' for a deep or t = 1 network, bad weights.
+    Parameters
+    ----------
+    encoding
+        'tensor' (single layer, t ≥ 2; the default there) or 'coefficients' (any
+        lightning network; the default otherwise).
+
+    Raises
+    ------
+    ValueError
+        softmax (not polynomial), 'tensor' for a deep or t = 1 network, bad weights.
     """
     if arch.kind != "lightning":
         raise ValueError("fibers are polynomial systems only for lightning attention")

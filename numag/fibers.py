@@ -103,13 +103,20 @@ class ExpectedComponent:
 class FiberComponent:
     """An irreducible component found by monodromy (or only by the blackbox decomposition).
 
-    Attributes:
-        label: the expected component whose start point reached it ('blackbox only' else).
-        dim, degree: dimension and degree (number of witness points).
-        trace_test: verdict, residual, tolerance and margin of the linear trace test.
-        points: witness points (complex, (degree, n_params)).
-        stop_reason: why its monodromy run stopped (a budget means a partial witness set).
-        found_by: monodromy, or only the blackbox decomposition.
+    Attributes
+    ----------
+    label
+        the expected component whose start point reached it ('blackbox only' else).
+    dim, degree
+        dimension and degree (number of witness points).
+    trace_test
+        verdict, residual, tolerance and margin of the linear trace test.
+    points
+        witness points (complex, (degree, n_params)).
+    stop_reason
+        why its monodromy run stopped (a budget means a partial witness set).
+    found_by
+        monodromy, or only the blackbox decomposition.
     """
 
     label: str
@@ -135,20 +142,27 @@ class FiberComponent:
 class FiberDecomposition:
     """Result of `fiber`: dimension, components, and the comparison with the prediction.
 
-    Attributes:
-        dimension: exact nullity of the (deflated, for u ∥ w) fiber system's Jacobian at W0: the
-            local fiber dimension at a smooth point, cross-checked by the witness sets' dims.
-        tangent_dimension: the same nullity before deflation (larger where the fiber system is
-            non-reduced: by d − 1 at u ∥ w, paper-notes §2).
-        point_type: PointType: 'generic', 'rank one (u ∦ w)', 'rank one (u ∥ w)' or 'zero'.
-        matches: True iff everything agrees with the prediction ("matches the known
-            symmetries"); False if something contradicts it; None (undecided) if the only
-            obstacle is a witness set that the trace test does not certify (failed paths, a
-            residual between the tolerances, or monodromy stopped at a budget with a partial
-            set): `verdict` says it in words, with the stop reason, and `evidence` lists each
-            check.
-        paths_tracked / failed_paths: totals over all monodromy runs.
-        blackbox: the blackbox decomposition's components and agreement, or None.
+    Attributes
+    ----------
+    dimension
+        exact nullity of the (deflated, for u ∥ w) fiber system's Jacobian at W0: the
+        local fiber dimension at a smooth point, cross-checked by the witness sets' dims.
+    tangent_dimension
+        the same nullity before deflation (larger where the fiber system is
+        non-reduced: by d − 1 at u ∥ w, paper-notes §2).
+    point_type
+        PointType: 'generic', 'rank one (u ∦ w)', 'rank one (u ∥ w)' or 'zero'.
+    matches
+        True iff everything agrees with the prediction ("matches the known
+        symmetries"); False if something contradicts it; None (undecided) if the only
+        obstacle is a witness set that the trace test does not certify (failed paths, a
+        residual between the tolerances, or monodromy stopped at a budget with a partial
+        set): `verdict` says it in words, with the stop reason, and `evidence` lists each
+        check.
+    paths_tracked / failed_paths
+        totals over all monodromy runs.
+    blackbox
+        the blackbox decomposition's components and agreement, or None.
     """
 
     architecture: Architecture

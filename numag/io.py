@@ -27,8 +27,10 @@ from .architecture import Architecture, LayerWeights
 def parse_number(value: Any, where: str) -> Fraction:
     """A JSON number or exact string -> Fraction.
 
-    Raises:
-        ValueError: not a number, NaN or infinite (names `where`).
+    Raises
+    ------
+    ValueError
+        not a number, NaN or infinite (names `where`).
     """
     if isinstance(value, bool):
         raise ValueError(f"{where}: expected a number, got {value!r}")
@@ -50,8 +52,10 @@ def parse_number(value: Any, where: str) -> Fraction:
 def parse_matrix(value: Any, where: str, shape: tuple[int, int] | None = None) -> np.ndarray:
     """A list of equal-length rows -> object array of Fractions (checked against `shape`).
 
-    Raises:
-        ValueError: ragged or empty rows, non-numbers, or a shape other than `shape`.
+    Raises
+    ------
+    ValueError
+        ragged or empty rows, non-numbers, or a shape other than `shape`.
     """
     if not isinstance(value, list) or not value or not all(isinstance(r, list) for r in value):
         raise ValueError(f"{where}: expected a non-empty list of rows (a matrix)")
@@ -81,11 +85,15 @@ def architecture_from_json(obj: dict, where: str = "weights") -> Architecture:
 def weights_from_json(obj: dict, where: str = "weights") -> tuple[Architecture, list[LayerWeights]]:
     """Parse a weights object (format in the module docstring).
 
-    Returns:
-        (architecture, layers) with Fraction object arrays Q (a, d), K (a, d), V (d', d).
-    Raises:
-        ValueError: a missing key, a wrong number of layers, or a matrix whose shape does not
-            match the widths and ranks (named by layer and letter).
+    Returns
+    -------
+    (architecture, layers) with Fraction object arrays Q (a, d), K (a, d), V (d', d).
+
+    Raises
+    ------
+    ValueError
+        a missing key, a wrong number of layers, or a matrix whose shape does not
+        match the widths and ranks (named by layer and letter).
     """
     arch = architecture_from_json(obj, where)
     layers = obj.get("layers")
@@ -174,8 +182,10 @@ class SingleLayerPoint(NamedTuple):
 def parse_tensor(value: Any, where: str, shape: tuple[int, ...]) -> np.ndarray:
     """Nested lists of the given shape -> object array of Fractions.
 
-    Raises:
-        ValueError: wrong nesting depth or length (names the index path), non-numbers.
+    Raises
+    ------
+    ValueError
+        wrong nesting depth or length (names the index path), non-numbers.
     """
     out = np.empty(shape, dtype=object)
 
@@ -197,9 +207,11 @@ def parse_tensor(value: Any, where: str, shape: tuple[int, ...]) -> np.ndarray:
 def single_layer_point_from_json(obj: Any, where: str = "point") -> SingleLayerPoint:
     """Parse one point for classification (formats above).
 
-    Raises:
-        ValueError: not an object, not a single lightning layer, t = 1, none or several of
-            'layers' / 'A' / 'tensor', or any shape/number problem (named).
+    Raises
+    ------
+    ValueError
+        not an object, not a single lightning layer, t = 1, none or several of
+        'layers' / 'A' / 'tensor', or any shape/number problem (named).
     """
     arch = architecture_from_json(obj, where)
     if arch.depth != 1:
@@ -241,12 +253,16 @@ def load_points(path: str | Path, batch: bool | None = None,
     """Read one JSON object, or JSON lines (one object per non-empty line) when `batch` is True,
     the file ends in .jsonl, or the text holds several JSON documents.
 
-    Returns:
-        [(where, object)], where = "FILE" or "FILE:LINE"; with keep_bad_lines, a line that is
+    Returns
+    -------
+    [(where, object)], where = "FILE" or "FILE:LINE"; with keep_bad_lines, a line that is
         not JSON gives (where, BadLine) instead of an error.
-    Raises:
-        ValueError: missing or non-UTF-8 file, malformed JSON (with the line number), an empty
-            file.
+
+    Raises
+    ------
+    ValueError
+        missing or non-UTF-8 file, malformed JSON (with the line number), an empty
+        file.
     """
     path = Path(path)
     try:

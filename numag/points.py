@@ -66,8 +66,10 @@ def sample_point(arch: Architecture, kind: PointKind | str = PointKind.GENERIC,
                  seed: int = 0) -> list[LayerWeights]:
     """Rational weights of the given kind (module docstring).
 
-    Raises:
-        ValueError: unknown kind, or a special kind for a deep network.
+    Raises
+    ------
+    ValueError
+        unknown kind, or a special kind for a deep network.
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
@@ -117,8 +119,11 @@ def swap(layer: LayerWeights) -> LayerWeights:
     """The swapped weights of a rank-1 point: (Q, K, V) = (α vᵀ, β uᵀ, c wᵀ) ↦ (α vᵀ, β wᵀ, c uᵀ).
 
     φ is unchanged (paper-notes §2: φ(X)_j = (vᵀx_j) c Σ_k (uᵀx_k)(wᵀx_k) is symmetric in u, w).
-    Raises:
-        ValueError: K or V is not of rank 1.
+
+    Raises
+    ------
+    ValueError
+        K or V is not of rank 1.
     """
     Q, K, V = layer
     if exact_rank(K) != 1 or exact_rank(V) != 1:

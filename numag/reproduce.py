@@ -28,13 +28,19 @@ STUDIES = ("single_layer_dimension", "deep_dimension", "normalized_conjecture",
 class Report:
     """What `reproduce` wrote to out/REPORT.md, as out/REPORT.json holds it (`to_json`).
 
-    Attributes:
-        quick: the mode of this run (each study's own mode is in `studies`).
-        seconds: duration of this run.
-        counts: claims per mark (✓, ✗, ?) over every study included.
-        studies: per study its claims, mode, seconds, when written and whether this run
-            computed it.
-        unreadable: NAME.json files in the folder that are not study documents, with why.
+    Attributes
+    ----------
+    quick
+        the mode of this run (each study's own mode is in `studies`).
+    seconds
+        duration of this run.
+    counts
+        claims per mark (✓, ✗, ?) over every study included.
+    studies
+        per study its claims, mode, seconds, when written and whether this run
+        computed it.
+    unreadable
+        NAME.json files in the folder that are not study documents, with why.
     """
 
     quick: bool
@@ -57,8 +63,10 @@ def load_study(name: str, directory: Path | None = None) -> ModuleType:
     """Import studies/NAME.py as the module NAME, with studies/ on sys.path so that worker
     processes can import its item functions by name (numag.sweep callable tasks).
 
-    Raises:
-        ValueError: no such study file.
+    Raises
+    ------
+    ValueError
+        no such study file.
     """
     directory = directory or studies_dir()
     if not (directory / f"{name}.py").exists():
@@ -81,8 +89,10 @@ def reproduce(out: Path, quick: bool = False, only: list[str] | None = None, see
     The report covers every study whose out/NAME.json exists, those just run and those left by
     earlier runs (e.g. a full `--quick` run, then `--only figure1_slice`), see write_report.
 
-    Raises:
-        ValueError: an unknown study name in `only`.
+    Raises
+    ------
+    ValueError
+        an unknown study name in `only`.
     """
     out = Path(out)
     names = only or available()
@@ -106,8 +116,9 @@ def reproduce(out: Path, quick: bool = False, only: list[str] | None = None, see
 def stored_docs(out: Path) -> tuple[dict[str, dict], dict[str, str]]:
     """The study documents out/NAME.json present in `out`, in STUDIES order.
 
-    Returns:
-        (docs, unreadable): docs by name; unreadable maps the name of a NAME.json that is not
+    Returns
+    -------
+    (docs, unreadable): docs by name; unreadable maps the name of a NAME.json that is not
         a study document (invalid JSON, or keys missing) to the reason.
     """
     docs, bad = {}, {}
@@ -143,13 +154,19 @@ def written_at(out: Path, name: str) -> str:
 def write_report(out: Path, docs: dict[str, dict], quick: bool, seconds: float) -> Report:
     """out/REPORT.md (and REPORT.json) over every study document in `out`.
 
-    Args:
-        docs: the documents of the studies just run (their NAME.json are in `out` too); every
-            other out/NAME.json of a study in STUDIES is included as left by an earlier run.
-        quick: the mode of this run; each study's own mode is read from its document.
-        seconds: duration of this run.
-    Returns:
-        the Report (REPORT.json): counts over every study included, per study its claims,
+    Parameters
+    ----------
+    docs
+        the documents of the studies just run (their NAME.json are in `out` too); every
+        other out/NAME.json of a study in STUDIES is included as left by an earlier run.
+    quick
+        the mode of this run; each study's own mode is read from its document.
+    seconds
+        duration of this run.
+
+    Returns
+    -------
+    the Report (REPORT.json): counts over every study included, per study its claims,
         mode, seconds, when written and whether this run computed it.
     """
     out = Path(out)

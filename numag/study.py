@@ -27,11 +27,16 @@ from typing import Any, Callable, Iterable
 class Claim:
     """A claim of the paper checked against computed numbers.
 
-    Attributes:
-        text: the claim.
-        source: where it is stated (HMK result, paper-notes section, [derived]).
-        holds: True (✓), False (✗) or None (undecided, ?).
-        evidence: the numbers that decided it.
+    Attributes
+    ----------
+    text
+        the claim.
+    source
+        where it is stated (HMK result, paper-notes section, [derived]).
+    holds
+        True (✓), False (✗) or None (undecided, ?).
+    evidence
+        the numbers that decided it.
     """
 
     text: str
@@ -51,14 +56,22 @@ class Claim:
 class StudyDocument:
     """The result of a study: what out/NAME.json holds (`to_json`).
 
-    Attributes:
-        study, quick, seed: which study, in which mode, from which base seed.
-        inputs: the study's own inputs (grids, constants).
-        versions: Python and package versions (numag.study.versions).
-        seconds: wall time; items_computed / items_reused: items run now / taken from the store.
-        claims: the paper's claims with their computed verdicts.
-        figures: paths of the figures written.
-        results: the study's numbers (JSON values).
+    Attributes
+    ----------
+    study, quick, seed
+        which study, in which mode, from which base seed.
+    inputs
+        the study's own inputs (grids, constants).
+    versions
+        Python and package versions (numag.study.versions).
+    seconds
+        wall time; items_computed / items_reused: items run now / taken from the store.
+    claims
+        the paper's claims with their computed verdicts.
+    figures
+        paths of the figures written.
+    results
+        the study's numbers (JSON values).
     """
 
     study: str
@@ -106,14 +119,21 @@ def versions() -> dict[str, str]:
 class StudyContext:
     """Where a study writes, whether it is quick, and its resumable item cache.
 
-    Attributes:
-        name: the study's name (file stem of its outputs).
-        out: output directory (created).
-        quick: the reduced grid of --quick.
-        seed: base seed; items derive theirs from it and record them.
-        progress: show progress bars (None: only on a terminal).
-        workers, scheduler: where items run (numag.sweep.run_tasks: default a local process
-            pool with one worker per core; scheduler 'local' or 'tcp://...' for Dask).
+    Attributes
+    ----------
+    name
+        the study's name (file stem of its outputs).
+    out
+        output directory (created).
+    quick
+        the reduced grid of --quick.
+    seed
+        base seed; items derive theirs from it and record them.
+    progress
+        show progress bars (None: only on a terminal).
+    workers, scheduler
+        where items run (numag.sweep.run_tasks: default a local process
+        pool with one worker per core; scheduler 'local' or 'tcp://...' for Dask).
     """
 
     name: str
@@ -141,8 +161,11 @@ class StudyContext:
 
         fn must be a module-level function of the study script (workers import it by name).
         Returns the list of {"params", "result", "seconds"} records in input order.
-        Raises:
-            RuntimeError: an item failed (its stored error is quoted; it is retried next run).
+
+        Raises
+        ------
+        RuntimeError
+            an item failed (its stored error is quoted; it is retried next run).
         """
         from .sweep import callable_task, run_tasks
         from .sweep.tasks import TaskStatus

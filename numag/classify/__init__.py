@@ -47,15 +47,44 @@ def classify_weights(Q: np.ndarray, K: np.ndarray, V: np.ndarray,
                      evidence: bool = True) -> Classification:
     """Classify φ_W for single-layer weights W = (Q, K, V), A = Kᵀ Q (paper-notes §1).
 
-    Args:
-        Q, K: (a, d); V: (d', d). Fractions (exact, as read by numag.io), ints, floats or mpf.
-        precision: RankOptions() (50 digits) by default.
-        seed: seeds the random inputs, fiber samples and probes of the evidence.
-        evidence: compute the Evidence (Jacobian ranks, probes); costly for large shapes.
-    Returns:
-        Classification.
-    Raises:
-        ValueError: inconsistent shapes, d < 2, NaN or infinite entries.
+    Parameters
+    ----------
+    Q, K : array_like (a, d)
+        Fractions (exact, as read by numag.io), ints, floats or mpf; floats are taken at their
+        exact binary value.
+    V : array_like (d', d)
+    precision : RankOptions, optional
+        Where every decision is made: RankOptions() (50 digits, input taken as exact) by
+        default; RankOptions(None) decides in float64 (never certifies a special class).
+    seed : int
+        Seeds the random inputs, fiber samples and probes of the evidence.
+    evidence : bool
+        Compute the Evidence (Jacobian ranks on the fiber, boundary probes); costly for large
+        shapes.
+
+    Returns
+    -------
+    Classification
+        Labels (zero, singular, boundary, smooth, or undecided with the alternatives), the
+        rank decisions with their margins, the evidence and its agreement with the rules.
+
+    Raises
+    ------
+    ValueError
+        Inconsistent shapes, d < 2, NaN or infinite entries.
+
+    Examples
+    --------
+    >>> Q = np.array([[1, 0, 2], [0, 1, 1]])
+    >>> K = np.array([[1, 1, 0], [2, 0, 1]])
+    >>> V = np.array([[1, 0, 1], [0, 2, 1]])
+    >>> classify_weights(Q, K, V, evidence=False)
+    Classification((3, 2, 2): smooth; ranks A=2, V=2; margin 3.74e+11 at 50 digits)
+
+    References
+    ----------
+    Henry, Marchetti, Kohn (arXiv 2408.17221): singular points via low rank of A and V,
+    boundary via rank-1 matrices; the exact sets are derived in paper-notes §2.
     """
     Q, K, V = (check_matrix(m, n) for m, n in ((Q, "Q"), (K, "K"), (V, "V")))
     if Q.shape != K.shape or V.shape[1] != Q.shape[1]:
@@ -72,11 +101,41 @@ def classify_av(A: np.ndarray, V: np.ndarray, a: int, precision: RankOptions | N
                 seed: int = 0, evidence: bool = True) -> Classification:
     """Classify the point T(A, V) of M_{d,d',a} given by A (d, d) and V (d', d).
 
-    Raises:
-        ValueError: wrong shapes, d < 2, NaN/infinite entries, or rk A > a for every rank
-            candidate of A and V ≠ 0 (then (A, V) is not a point of M_{d,d',a}). When rk A is
-            undecided between a value ≤ a and one > a, the result is undecided with
-            ("not in M",) among its alternatives, never definite labels.
+    Parameters
+    ----------
+    A : array_like (d, d)
+    V : array_like (d', d)
+        Entries as in classify_weights.
+    a : int
+        The attention rank of the neuromanifold M_{d,d',a}.
+    precision, seed, evidence :
+        As in classify_weights.
+
+    Returns
+    -------
+    Classification
+
+    Raises
+    ------
+    ValueError
+        Wrong shapes, d < 2, NaN/infinite entries, or rk A > a for every rank candidate of A
+        and V ≠ 0 (then (A, V) is not a point of M_{d,d',a}). When rk A is undecided between a
+        value ≤ a and one > a, the result is undecided with ("not in M",) among its
+        alternatives, never definite labels.
+
+    Examples
+    --------
+    A rank-one point with u ∥ w (A = u vᵀ, V = c wᵀ, w = 2u) of M_{3,2,1}: singular and on the
+    boundary (paper-notes §2):
+
+    >>> u, v, c = np.array([1, 2, 0]), np.array([0, 1, 1]), np.array([1, -1])
+    >>> r = classify_av(np.outer(u, v), np.outer(c, 2 * u), a=1, evidence=False)
+    >>> [str(label) for label in r.labels], r.ranks
+    (['singular', 'boundary'], {'A': 1, 'V': 1})
+
+    References
+    ----------
+    paper-notes §2 (rules derived from HMK, arXiv 2408.17221).
     """
     A, V = check_matrix(A, "A"), check_matrix(V, "V")
     if A.shape[0] != A.shape[1] or V.shape[1] != A.shape[0]:
@@ -89,12 +148,39 @@ def classify_av(A: np.ndarray, V: np.ndarray, a: int, precision: RankOptions | N
 def classify_tensor(T: np.ndarray, a: int, precision: RankOptions | None = None, seed: int = 0,
                     evidence: bool = True) -> Classification:
     """Classify an ambient point T (d', d, d, d) (paper-notes §1): recover a real preimage, or
-    report "not in M" (labels ()) with the residual. A preimage that fits T but whose rk A is
-    undecided between a value ≤ a and one > a gives "undecided" with ("not in M",) among the
-    alternatives (membership undecided).
+    report "not in M" (labels ()) with the residual.
 
-    Raises:
-        ValueError: T not of shape (d', d, d, d), not symmetric in its middle indices, NaN/inf.
+    A preimage that fits T but whose rk A is undecided between a value ≤ a and one > a gives
+    "undecided" with ("not in M",) among the alternatives (membership undecided).
+
+    Parameters
+    ----------
+    T : array_like (d', d, d, d)
+        T[r][b][c][e], symmetric in b, c.
+    a : int
+    precision, seed, evidence :
+        As in classify_weights.
+
+    Returns
+    -------
+    Classification
+        With `membership` (the recovery's residual and reason).
+
+    Raises
+    ------
+    ValueError
+        T not of shape (d', d, d, d), not symmetric in its middle indices, NaN/inf.
+
+    Examples
+    --------
+    >>> T = np.array([[[[2, 4], [1, 2]], [[1, 2], [1, 2]]]])       # c ⊗ S ⊗ v, S definite
+    >>> r = classify_tensor(T, a=1, evidence=False)
+    >>> r.labels, r.membership.in_M
+    ((), False)
+
+    References
+    ----------
+    paper-notes §1 (the ambient tensor), §2 (real points of the Zariski closure outside M).
     """
     T = np.asarray(T)
     check_a(a)
@@ -125,7 +211,26 @@ def classify_tensor(T: np.ndarray, a: int, precision: RankOptions | None = None,
 
 def classify_point(point, precision: RankOptions | None = None, seed: int = 0,
                    evidence: bool = True) -> Classification:
-    """Classify a numag.io.SingleLayerPoint ('weights', 'AV' or 'tensor')."""
+    """Classify a numag.io.SingleLayerPoint (weights, (A, V) or tensor; numag.io).
+
+    Parameters
+    ----------
+    point : numag.io.SingleLayerPoint
+    precision, seed, evidence :
+        As in classify_weights.
+
+    Returns
+    -------
+    Classification
+
+    Examples
+    --------
+    >>> from numag.io import single_layer_point_from_json
+    >>> p = single_layer_point_from_json({"widths": [2, 1], "ranks": [1],
+    ...                                   "A": [[1, 0], [0, 0]], "V": [[0, 0]]})
+    >>> [str(label) for label in classify_point(p, evidence=False).labels]
+    ['zero', 'singular', 'boundary']
+    """
     d, d_out, a = point.shape
     if point.kind is PointFormat.WEIGHTS:
         return classify_weights(*(point.arrays[k] for k in "QKV"), precision, seed, evidence)

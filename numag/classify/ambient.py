@@ -15,15 +15,22 @@ from .precision import fmt, norm, svd, work_digits
 class Membership:
     """Is an ambient point in M? (preimage recovery, numag.tensor.preimage_candidates)
 
-    Attributes:
-        in_M: True, False, or None (undecided).
-        residual: relative residual ‖T(A, V) − T‖/‖T‖ of the best real candidate preimage (an
-            upper bound on the relative distance to M when rk A ≤ a).
-        reason: why (e.g. semidefinite contraction: no real preimage).
-        residual_decision: the residual, decided against the tolerance.
-        eigenvalues: normalized eigenvalues of the random contraction (first three).
-        rank_A: rk A of the recovered preimage, decided against the tolerance (T ∈ M needs
-            rk A ≤ a as well as residual 0); the classification reads it from here.
+    Attributes
+    ----------
+    in_M
+        True, False, or None (undecided).
+    residual
+        relative residual ‖T(A, V) − T‖/‖T‖ of the best real candidate preimage (an
+        upper bound on the relative distance to M when rk A ≤ a).
+    reason
+        why (e.g. semidefinite contraction: no real preimage).
+    residual_decision
+        the residual, decided against the tolerance.
+    eigenvalues
+        normalized eigenvalues of the random contraction (first three).
+    rank_A
+        rk A of the recovered preimage, decided against the tolerance (T ∈ M needs
+        rk A ≤ a as well as residual 0); the classification reads it from here.
     """
 
     in_M: bool | None

@@ -18,10 +18,14 @@ def boundary_probe(exact, shape: tuple[int, int, int], prec: RankOptions, seed: 
                    decs: tuple[Decision, ...], notes: list) -> tuple[BoundaryVerdict, list[dict]]:
     """Boundary verdict (boundary, not boundary, not probed, inconclusive) and probes.
 
-    Args:
-        exact: the input (A, V), read exactly (Fractions, ints, floats or mpf).
-        decs: rank A, rank V decisions (numag.classify.rules.rank_decisions).
-        notes: receives how the verdict was reached.
+    Parameters
+    ----------
+    exact
+        the input (A, V), read exactly (Fractions, ints, floats or mpf).
+    decs
+        rank A, rank V decisions (numag.classify.rules.rank_decisions).
+    notes
+        receives how the verdict was reached.
     """
     dA, dV = decs[0], decs[1]
     if dA.candidates == (0,) or dV.candidates == (0,):

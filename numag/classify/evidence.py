@@ -44,19 +44,29 @@ class FiberPoint:
 class Evidence:
     """Evidence computed independently of the rank rules.
 
-    Attributes:
-        dim_formula: dim M from numag.formulas.single_layer (HMK).
-        generic_rank: Jacobian rank at a random point (the computed dim M).
-        fiber: fiber points (branches and, when rk A < a or φ = 0, random factorizations).
-        joint_rank: rank of all their tangent images together (> dim M ⇒ singular: the Zariski
-            tangent space contains every image of the differential).
-        nearby_joint_rank: joint rank of the tangent spaces at random points at relative
-            distance `epsilon` (only when every fiber point is critical); > dim M means the
-            tangent spaces jump, so their limits span more than dim M ⇒ singular.
-        singular: SingularVerdict: singular, smooth (consistent with smooth), or inconclusive.
-        boundary: BoundaryVerdict: boundary, not boundary, not probed, or inconclusive.
-        probes: outside points of the Zariski closure tried: relative distance and membership.
-        notes: how each verdict was reached.
+    Attributes
+    ----------
+    dim_formula
+        dim M from numag.formulas.single_layer (HMK).
+    generic_rank
+        Jacobian rank at a random point (the computed dim M).
+    fiber
+        fiber points (branches and, when rk A < a or φ = 0, random factorizations).
+    joint_rank
+        rank of all their tangent images together (> dim M ⇒ singular: the Zariski
+        tangent space contains every image of the differential).
+    nearby_joint_rank
+        joint rank of the tangent spaces at random points at relative
+        distance `epsilon` (only when every fiber point is critical); > dim M means the
+        tangent spaces jump, so their limits span more than dim M ⇒ singular.
+    singular
+        SingularVerdict: singular, smooth (consistent with smooth), or inconclusive.
+    boundary
+        BoundaryVerdict: boundary, not boundary, not probed, or inconclusive.
+    probes
+        outside points of the Zariski closure tried: relative distance and membership.
+    notes
+        how each verdict was reached.
     """
 
     dim_formula: int
@@ -88,10 +98,14 @@ def collect_evidence(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int],
                      exact) -> Evidence:
     """Jacobian ranks on the fiber over φ = T(A, V), nearby tangent spaces and boundary probes.
 
-    Args:
-        A, V: converted to prec (call inside prec.context()); exact: the input (A, V) as read.
-        decs: rank A, rank V decisions (they choose the fiber branches and the probes).
-        qkv: the given weights (Q, K, V), or None.
+    Parameters
+    ----------
+    A, V
+        converted to prec (call inside prec.context()); exact: the input (A, V) as read.
+    decs
+        rank A, rank V decisions (they choose the fiber branches and the probes).
+    qkv
+        the given weights (Q, K, V), or None.
     """
     d, d_out, a = shape
     arch = Architecture.single(d, d_out, a)

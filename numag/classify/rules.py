@@ -29,8 +29,9 @@ def rule_labels(d: int, d_out: int, a: int, rank_A: int, rank_V: int,
     """Labels and singular kinds of a point with these ranks (paper-notes §2; rules in the module
     docstring). `parallel` (u ∥ w) matters only when rank_A = rank_V = 1.
 
-    Returns:
-        (labels, kinds): labels ⊂ LABELS in a fixed order; kinds explain 'singular'.
+    Returns
+    -------
+    (labels, kinds): labels ⊂ LABELS in a fixed order; kinds explain 'singular'.
     """
     if rank_A == 0 or rank_V == 0:
         return (Label.ZERO, Label.SINGULAR, Label.BOUNDARY), ("zero (fiber {A = 0} ∪ {V = 0})",)
@@ -61,15 +62,22 @@ def rank_decisions(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int], pr
     For "weights (Q, K, V)" they are dropped: A = KᵀQ has rank ≤ a exactly, so they are
     rounding artefacts of the product.
 
-    Args:
-        rank_A: a rank decision for A made elsewhere (the ambient membership test decides it on
-            the recovered preimage at its working precision), used instead of deciding again.
-    Returns:
-        (decisions, {"A": rank, "V": rank} read at the tolerance, every (rk A, rk V, u ∥ w)
+    Parameters
+    ----------
+    rank_A
+        a rank decision for A made elsewhere (the ambient membership test decides it on
+        the recovered preimage at its working precision), used instead of deciding again.
+
+    Returns
+    -------
+    (decisions, {"A": rank, "V": rank} read at the tolerance, every (rk A, rk V, u ∥ w)
         consistent with the margins).
-    Raises:
-        ValueError: source "(A, V)", rk A > a for every candidate (decided, or undecided among
-            ranks that all exceed a) and V ≠ 0 possible: T(A, V) is not a point of M_{d,d',a}.
+
+    Raises
+    ------
+    ValueError
+        source "(A, V)", rk A > a for every candidate (decided, or undecided among
+        ranks that all exceed a) and V ≠ 0 possible: T(A, V) is not a point of M_{d,d',a}.
     """
     d, d_out, a = shape
     limit = min(a, d)
@@ -99,9 +107,11 @@ def rule_outcome(d: int, d_out: int, a: int, rank_A: int, rank_V: int,
     is not a point of M_{d,d',a} (it lies in M_{d,d',rank_A}) and no label of paper-notes §2
     applies. (With V = 0, T(A, 0) = 0 = T(0, V') is the zero point of M whatever rk A is.)
 
-    Args:
-        rules: the rule_labels to call (default this module's; the package passes its own
-            namespace's so that a replaced rule takes effect).
+    Parameters
+    ----------
+    rules
+        the rule_labels to call (default this module's; the package passes its own
+        namespace's so that a replaced rule takes effect).
     """
     if rank_A > min(a, d) and rank_V != 0:
         return NOT_IN_M, (f"rk A = {rank_A} > a = {a}: not a point of M_{{{d},{d_out},{a}}}",)

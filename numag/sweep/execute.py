@@ -48,27 +48,42 @@ def run_tasks(tasks: Sequence[dict | TaskSpec], store: str | Path, workers: int 
               allowed_failures: int = ALLOWED_FAILURES) -> list[TaskRecord]:
     """Run tasks through the store: the Python API of `numag sweep` (used by the studies).
 
-    Args:
-        tasks: task dicts such as {"task": "dim", "widths": [3, 2], "ranks": [1], "seed": 1}
-            (see numag.sweep.tasks) or TaskSpecs (numag.sweep.load_tasks).
-        store: SQLite file; created if missing.
-        workers: local processes (default os.cpu_count(); 0 = in this process), or the number
-            of workers of scheduler='local'. Ignored for a given Dask scheduler address/client.
-        scheduler: None (local pool), 'local' (a LocalCluster on 127.0.0.1, closed afterwards),
-            a Dask scheduler address 'tcp://HOST:PORT', or a distributed.Client.
-        progress: tqdm bar on stderr; default only on a terminal.
-        retry_failed: rerun tasks stored as failed (default: keep their stored failure).
-        allowed_failures: local pool: deaths of a worker running the task alone before the task
-            is stored failed. (Dask uses its own distributed.scheduler.allowed-failures.)
-    Returns:
-        One TaskRecord per given task, in order (a duplicate task gets the same record);
+    Parameters
+    ----------
+    tasks
+        task dicts such as {"task": "dim", "widths": [3, 2], "ranks": [1], "seed": 1}
+        (see numag.sweep.tasks) or TaskSpecs (numag.sweep.load_tasks).
+    store
+        SQLite file; created if missing.
+    workers
+        local processes (default os.cpu_count(); 0 = in this process), or the number
+        of workers of scheduler='local'. Ignored for a given Dask scheduler address/client.
+    scheduler
+        None (local pool), 'local' (a LocalCluster on 127.0.0.1, closed afterwards),
+        a Dask scheduler address 'tcp://HOST:PORT', or a distributed.Client.
+    progress
+        tqdm bar on stderr; default only on a terminal.
+    retry_failed
+        rerun tasks stored as failed (default: keep their stored failure).
+    allowed_failures
+        local pool: deaths of a worker running the task alone before the task
+        is stored failed. (Dask uses its own distributed.scheduler.allowed-failures.)
+
+    Returns
+    -------
+    One TaskRecord per given task, in order (a duplicate task gets the same record);
         record.ran tells whether it was computed by this call; record.result is the job's
         result JSON (what `numag NAME --json` prints) when record.status is DONE.
-    Raises:
-        ValueError: a bad task (see tasks.normalize; named by its index), bad workers, an
-            unusable store, dask missing or its scheduler unreachable.
-        PoolError: local worker processes cannot run any task (see run_pool).
-        KeyboardInterrupt: after leaving the store consistent (see module docstring).
+
+    Raises
+    ------
+    ValueError
+        a bad task (see tasks.normalize; named by its index), bad workers, an
+        unusable store, dask missing or its scheduler unreachable.
+    PoolError
+        local worker processes cannot run any task (see run_pool).
+    KeyboardInterrupt
+        after leaving the store consistent (see module docstring).
     """
     specs = [normalize(t, f"task {i}") for i, t in enumerate(tasks, start=1)]
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
@@ -147,10 +162,13 @@ def run_pool(payloads: list[dict], workers: int, emit: Emit,
 
     A broken pool (a worker died) loses the tasks in flight; they are rerun one at a time in a
     fresh pool ('suspects'), so a task that kills its worker alone is certainly the culprit.
-    Raises:
-        PoolError: a worker died running a task alone and a fresh worker cannot run even an
-            empty call: the workers cannot work at all (e.g. a script without an
-            `if __name__ == "__main__":` guard re-runs itself in every spawned worker).
+
+    Raises
+    ------
+    PoolError
+        a worker died running a task alone and a fresh worker cannot run even an
+        empty call: the workers cannot work at all (e.g. a script without an
+        `if __name__ == "__main__":` guard re-runs itself in every spawned worker).
     """
     queue = deque(payloads)
     suspects: deque[dict] = deque()
@@ -245,11 +263,16 @@ def _end_pool(pool: ProcessPoolExecutor) -> None:
 def dask_client(scheduler: Any, workers: int | None = None) -> Iterator:
     """A distributed.Client for `scheduler`, closing on exit only what it opened.
 
-    Args:
-        scheduler: a distributed.Client (used as it is), 'local' (a LocalCluster of `workers`
-            processes, one thread each, on 127.0.0.1) or an address 'tcp://HOST:PORT'.
-    Raises:
-        ValueError: dask.distributed not installed, a malformed or unreachable address.
+    Parameters
+    ----------
+    scheduler
+        a distributed.Client (used as it is), 'local' (a LocalCluster of `workers`
+        processes, one thread each, on 127.0.0.1) or an address 'tcp://HOST:PORT'.
+
+    Raises
+    ------
+    ValueError
+        dask.distributed not installed, a malformed or unreachable address.
     """
     try:
         import dask

@@ -37,8 +37,10 @@ def row(rec: TaskRecord) -> dict[str, Any]:
 def export_rows(store: str | Path) -> list[dict[str, Any]]:
     """All rows of an existing store, in the order tasks were added.
 
-    Raises:
-        ValueError: no such store, or not a sweep store.
+    Raises
+    ------
+    ValueError
+        no such store, or not a sweep store.
     """
     with Store(store, create=False) as db:
         return [row(r) for r in db.records()]
@@ -47,8 +49,10 @@ def export_rows(store: str | Path) -> list[dict[str, Any]]:
 def render(rows: list[dict[str, Any]], fmt: str) -> str:
     """Rows as CSV (union of all columns, first-seen order) or a JSON list.
 
-    Raises:
-        ValueError: unknown format.
+    Raises
+    ------
+    ValueError
+        unknown format.
     """
     if fmt == "json":
         return json.dumps(rows, indent=1, default=str) + "\n"

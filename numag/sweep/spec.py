@@ -32,8 +32,10 @@ TOP_KEYS = ("tasks", "grids")
 def read_spec(path: str | Path) -> dict:
     """Read a JSON or TOML spec file ('.toml' is TOML, anything else JSON).
 
-    Raises:
-        ValueError: missing or unreadable file, malformed JSON/TOML, not an object.
+    Raises
+    ------
+    ValueError
+        missing or unreadable file, malformed JSON/TOML, not an object.
     """
     path = Path(path)
     try:
@@ -56,10 +58,14 @@ def read_spec(path: str | Path) -> dict:
 def expand(spec: dict, source: str = "spec") -> list[tuple[str, dict]]:
     """Explicit tasks then expanded grids, each with a name for error messages.
 
-    Returns:
-        [(where, task dict)], e.g. ('spec.json: grids[1] point 4', {"task": "dim", ...}).
-    Raises:
-        ValueError: unknown top-level key, no tasks at all, a malformed grid.
+    Returns
+    -------
+    [(where, task dict)], e.g. ('spec.json: grids[1] point 4', {"task": "dim", ...}).
+
+    Raises
+    ------
+    ValueError
+        unknown top-level key, no tasks at all, a malformed grid.
     """
     if unknown := sorted(set(spec) - set(TOP_KEYS)):
         raise ValueError(f"{source}: unknown key(s) {unknown} (a spec has \"tasks\" and/or "
@@ -83,9 +89,11 @@ def expand(spec: dict, source: str = "spec") -> list[tuple[str, dict]]:
 def expand_grid(grid: Any, where: str = "grid") -> list[dict]:
     """One grid object -> its task dicts (see the module docstring).
 
-    Raises:
-        ValueError: not an object, no task name, an empty axis, a malformed range or cases,
-            a flat list for an option that takes a list.
+    Raises
+    ------
+    ValueError
+        not an object, no task name, an empty axis, a malformed range or cases,
+        a flat list for an option that takes a list.
     """
     if not isinstance(grid, dict):
         raise ValueError(f"{where}: a grid must be an object like "
@@ -148,9 +156,11 @@ def load_tasks(path: str | Path) -> list[TaskSpec]:
     """Read a spec file and return its normalized tasks (duplicates kept, in order); relative
     input-file paths in tasks are resolved against the spec file's folder.
 
-    Raises:
-        ValueError: see read_spec, expand and tasks.normalize; messages name the file and the
-            task or grid point.
+    Raises
+    ------
+    ValueError
+        see read_spec, expand and tasks.normalize; messages name the file and the
+        task or grid point.
     """
     base = Path(path).parent
     return [normalize(t, where, base) for where, t in expand(read_spec(path), str(path))]

@@ -52,15 +52,24 @@ _COLUMNS = ("key", "task", "inputs", "seed", "version", "status", "result", "err
 class TaskRecord:
     """One row of the store.
 
-    Attributes:
-        key: the canonical task hash (64 hex digits).
-        task: task name; inputs: its normalized options (dict); seed: options['seed'] if an int.
-        version: numag version the key was made with.
-        status: TaskStatus: 'pending', 'done' or 'failed'.
-        result: the job's result JSON (None unless done).
-        error, traceback: of a failure (None otherwise).
-        attempts: outcomes recorded so far; seconds, worker, finished: of the latest outcome.
-        ran: True if this row was computed by the call that returned it (not by an earlier run).
+    Attributes
+    ----------
+    key
+        the canonical task hash (64 hex digits).
+    task
+        task name; inputs: its normalized options (dict); seed: options['seed'] if an int.
+    version
+        numag version the key was made with.
+    status
+        TaskStatus: 'pending', 'done' or 'failed'.
+    result
+        the job's result JSON (None unless done).
+    error, traceback
+        of a failure (None otherwise).
+    attempts
+        outcomes recorded so far; seconds, worker, finished: of the latest outcome.
+    ran
+        True if this row was computed by the call that returned it (not by an earlier run).
     """
 
     key: str
@@ -88,10 +97,12 @@ class TaskRecord:
 class Store:
     """An open sweep store (a context manager; closes the connection on exit).
 
-    Raises:
-        ValueError: the file is not an SQLite database or not a numag sweep store, cannot be
-            opened (a folder, no permission), must exist (create=False) and does not, or its
-            folder does not exist.
+    Raises
+    ------
+    ValueError
+        the file is not an SQLite database or not a numag sweep store, cannot be
+        opened (a folder, no permission), must exist (create=False) and does not, or its
+        folder does not exist.
     """
 
     def __init__(self, path: str | Path, create: bool = True):

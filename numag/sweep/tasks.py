@@ -73,14 +73,21 @@ def _version() -> str:
 class TaskSpec:
     """One normalized task.
 
-    Attributes:
-        task: a job name of numag.jobs.JOBS, or 'module:function'.
-        options: JSON-able dict of every option (the job's defaults filled in; as given for a
-            callable or a planned task).
-        version: numag.__version__ the key was made with.
-        key: 64 hex digits, the canonical hash (see module docstring).
-        unavailable: why the task cannot run in this numag (a PLANNED job), else None.
-        files: {option: SHA-256 of the file it names} (part of the key).
+    Attributes
+    ----------
+    task
+        a job name of numag.jobs.JOBS, or 'module:function'.
+    options
+        JSON-able dict of every option (the job's defaults filled in; as given for a
+        callable or a planned task).
+    version
+        numag.__version__ the key was made with.
+    key
+        64 hex digits, the canonical hash (see module docstring).
+    unavailable
+        why the task cannot run in this numag (a PLANNED job), else None.
+    files
+        {option: SHA-256 of the file it names} (part of the key).
     """
 
     task: str
@@ -112,13 +119,20 @@ class TaskSpec:
 class Outcome:
     """What a worker sends back for one task.
 
-    Attributes:
-        status: TaskStatus DONE or FAILED.
-        result: the job's JSON dict as canonical JSON text (None when failed).
-        error: one line 'ExceptionType: message' (None when done).
-        traceback: the full traceback text of a failure.
-        seconds: wall time of the task in the worker.
-        worker: 'host:pid' of the process that ran it.
+    Attributes
+    ----------
+    status
+        TaskStatus DONE or FAILED.
+    result
+        the job's JSON dict as canonical JSON text (None when failed).
+    error
+        one line 'ExceptionType: message' (None when done).
+    traceback
+        the full traceback text of a failure.
+    seconds
+        wall time of the task in the worker.
+    worker
+        'host:pid' of the process that ran it.
     """
 
     key: str
@@ -153,9 +167,11 @@ def job_options(name: str, options: dict, base: Path, where: str) -> dict:
     """The options of job `name` checked by its dataclass, input files resolved against `base`,
     as sorted JSON values.
 
-    Raises:
-        ValueError: unknown or missing option, a bad value, an inconsistent architecture, a
-            missing input file (named with `where`).
+    Raises
+    ------
+    ValueError
+        unknown or missing option, a bad value, an inconsistent architecture, a
+        missing input file (named with `where`).
     """
     cls = JOBS[name].options
     try:
@@ -195,17 +211,26 @@ def task_key(task: str, options: dict, version: str, files: dict | None = None) 
 def normalize(entry: Any, where: str = "task", base: str | Path | None = None) -> TaskSpec:
     """Validate one task object and fill in its command's defaults.
 
-    Args:
-        entry: {"task": NAME, OPTION: VALUE, ...} (a TaskSpec is returned as it is).
-        where: how error messages name this task, e.g. 'spec.json: task 3'.
-        base: folder that relative input-file paths are resolved against (default: the
-            current folder).
-    Returns:
-        TaskSpec with its canonical key.
-    Raises:
-        ValueError: not an object, no or unknown task name, unknown or missing option, a value
-            the job's options reject (e.g. ranks not matching widths), a missing input file, an
-            unimportable callable.
+    Parameters
+    ----------
+    entry
+        {"task": NAME, OPTION: VALUE, ...} (a TaskSpec is returned as it is).
+    where
+        how error messages name this task, e.g. 'spec.json: task 3'.
+    base
+        folder that relative input-file paths are resolved against (default: the
+        current folder).
+
+    Returns
+    -------
+    TaskSpec with its canonical key.
+
+    Raises
+    ------
+    ValueError
+        not an object, no or unknown task name, unknown or missing option, a value
+        the job's options reject (e.g. ranks not matching widths), a missing input file, an
+        unimportable callable.
     """
     if isinstance(entry, TaskSpec):
         return entry
@@ -242,8 +267,11 @@ def callable_task(fn: Callable[..., dict], **options: Any) -> dict:
     (local pool workers share this process's sys.path; Dask workers need the module installed).
     A function of a script run as __main__ is named by the script's file stem: its folder is
     sys.path[0], so workers import it under that name.
-    Raises:
-        ValueError: fn is not a module-level function, or comes from an interactive session.
+
+    Raises
+    ------
+    ValueError
+        fn is not a module-level function, or comes from an interactive session.
     """
     name, module = getattr(fn, "__name__", None), getattr(fn, "__module__", None)
     if not name or not module or getattr(fn, "__qualname__", name) != name:
@@ -273,8 +301,9 @@ def _resolve_callable(name: str, where: str = "task") -> Callable[..., dict]:
 def run_task(task: str, options: dict) -> dict:
     """Compute one task in this process and return its result dict (strict JSON values).
 
-    Raises:
-        whatever the task raises; TaskUnavailable for a planned job; TypeError when a callable
+    Raises
+    ------
+    whatever the task raises; TaskUnavailable for a planned job; TypeError when a callable
         returns something other than a dict.
     """
     if task in JOBS:
