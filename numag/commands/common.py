@@ -87,6 +87,13 @@ def add_option(p: argparse.ArgumentParser, cls: type, name: str, *flags: str,
     p.add_argument(*(flags or (flag(name),)), **spec)
 
 
+def add_architecture_options(p: argparse.ArgumentParser, cls: type) -> None:
+    """--widths, --ranks, --tokens of a job whose options describe an architecture."""
+    add_option(p, cls, "widths", metavar="D0,D1,...")
+    add_option(p, cls, "ranks", metavar="A1,...")
+    add_option(p, cls, "tokens", metavar="T")
+
+
 def options_from_args(cls: type, args: argparse.Namespace) -> Any:
     """The options dataclass from the parsed flags (absent flags take the field defaults)."""
     return cls(**{n: getattr(args, n) for n in fields_of(cls) if hasattr(args, n)})

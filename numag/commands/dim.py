@@ -5,16 +5,15 @@ import argparse
 
 from ..dimension import DimensionResult
 from ..jobs.dim import DimOptions, run_dim
-from .common import add_option, cli_text, options_from_args, print_json, table
+from .common import (add_architecture_options, add_option, cli_text, options_from_args, print_json,
+                    table)
 
 NAME = "dim"
 HELP = "dimension of a self-attention neuromanifold (computed, predicted, certified)"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    add_option(p, DimOptions, "widths", metavar="D0,D1,...")
-    add_option(p, DimOptions, "ranks", metavar="A1,...")
-    add_option(p, DimOptions, "tokens", metavar="T")
+    add_architecture_options(p, DimOptions)
     add_option(p, DimOptions, "softmax")
     add_option(p, DimOptions, "method", help="exact: rank over a random prime field, certified "
                "lower bound (lightning only); mp: mpmath SVD; float: float64 SVD (default: "

@@ -5,16 +5,14 @@ import argparse
 
 from ..fibers import FiberDecomposition
 from ..jobs.fiber import FiberOptions, run_fiber
-from .common import add_option, options_from_args, print_json, table
+from .common import add_architecture_options, add_option, options_from_args, print_json, table
 
 NAME = "fiber"
 HELP = "irreducible components of the fiber {W : φ_W = φ_W0} (monodromy from W0)"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    add_option(p, FiberOptions, "widths", metavar="D0,D1,...")
-    add_option(p, FiberOptions, "ranks", metavar="A1,...")
-    add_option(p, FiberOptions, "tokens", metavar="T")
+    add_architecture_options(p, FiberOptions)
     add_option(p, FiberOptions, "point",
                help="kind of the sample point W0 (default generic; not with --weights)")
     add_option(p, FiberOptions, "weights", metavar="FILE",
