@@ -5,8 +5,8 @@ import argparse
 
 from ..dimension import DimensionResult
 from ..jobs.dim import DimOptions, run_dim
-from .common import (add_architecture_options, add_option, cli_text, options_from_args, print_json,
-                    table)
+from .common import (add_architecture_options, add_option, cli_text, options_from_args,
+                     print_json, table)
 
 NAME = "dim"
 HELP = "dimension of a self-attention neuromanifold (computed, predicted, certified)"
