@@ -209,7 +209,7 @@ def task_key(task: str, options: dict, version: str, files: dict | None = None) 
 
 
 def normalize(entry: Any, where: str = "task", base: str | Path | None = None) -> TaskSpec:
-    """Validate one task object and fill in its command's defaults.
+    """Validate one task object and fill in its job's defaults.
 
     Parameters
     ----------
