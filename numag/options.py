@@ -21,6 +21,7 @@ import argparse
 import dataclasses
 import enum
 import math
+import numbers
 import types
 import typing
 from typing import Any, Callable, Mapping
@@ -136,11 +137,11 @@ def coerce(name: str, kind: Any, value: Any) -> Any:
             raise OptionError(f"{where}: invalid choice: {value!r} (choose from {choices})",
                               name) from None
     if kind is int:
-        if not isinstance(value, int):
+        if not isinstance(value, numbers.Integral):
             raise OptionError(f"{where}: expected an integer, got {value!r}", name)
-        return value
+        return int(value)
     if kind is float:
-        if not isinstance(value, (int, float)):
+        if not isinstance(value, numbers.Real):
             raise OptionError(f"{where}: expected a number, got {value!r}", name)
         return float(value)
     if kind is str:
@@ -178,9 +179,9 @@ def _int_tuple(name: str, value: Any) -> tuple[int, ...]:
             raise OptionError(f"{where}: expected comma-separated integers, got {value!r}",
                               name) from None
     if not isinstance(value, (list, tuple)) or not all(
-            isinstance(x, int) and not isinstance(x, bool) for x in value):
+            isinstance(x, numbers.Integral) and not isinstance(x, bool) for x in value):
         raise OptionError(f"{where}: expected a list of integers, got {value!r}", name)
-    return tuple(value)
+    return tuple(int(x) for x in value)
 
 
 def fields_of(cls: type) -> dict[str, dataclasses.Field]:
