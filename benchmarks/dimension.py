@@ -1,8 +1,10 @@
-"""Dimension of neuromanifolds: the paper's script vs float64 + numag's rank rule vs exact mod p, side by side.
+"""Dimension of neuromanifolds: the paper's script vs float64 with numag's rank rule vs exact
+mod p, side by side.
 
 (a) the method of HMK's public script, reimplemented: float32 Jacobian, numpy's default relative
     tolerance (matrix_rank), N = 10 inputs, maximum over 5 random draws;
-(b) numag float64: equilibrated Jacobian, numag.rank's threshold rule (tolerance and margin), N grown until saturation;
+(b) numag float64: equilibrated Jacobian, numag.rank's threshold rule (tolerance and margin),
+    N grown until saturation;
 (c) numag exact: rank over F_p (certified lower bound) + symmetry upper bound.
 "Right" means equal to the certified exact value (lightning) or to the HMK formula (softmax).
 Run: .venv/bin/python benchmarks/dimension.py [--quick]
