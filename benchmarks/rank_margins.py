@@ -1,8 +1,8 @@
 """The measurement behind numag.rank's default tolerances: where the zero and the nonzero
 normalized singular values of numag's Jacobians lie, against the undecided band of RankOptions.
 
-For every Jacobian numag dim ranks (float64: the deep_dimension grid, lightning and softmax, and
-the architectures of benchmarks/dimension.py; mpmath: small ones), the true rank r is known
+For every Jacobian numag dim ranks (float64: the deep_dimension grid, lightning and softmax, the
+architectures of benchmarks/dimension.py and HMK Fig. 3 with N = 250; mpmath: small ones), the true rank r is known
 independently: the exact rank over F_p for lightning, and for softmax that rank plus the depth l
 (HMK; the deep_dimension study checks it; softmax nets with a non-final rank-1 layer, where
 that fails, are left out). The normalized singular values s_1 ≥ ... are split at
@@ -27,7 +27,8 @@ from numag.rank import RankOptions, numerical_rank  # noqa: E402
 dim_module = importlib.import_module("numag.dimension")
 
 
-def recorded_ranks(arch: Architecture, method: str, seed: int, options: RankOptions) -> list:
+def recorded_ranks(arch: Architecture, method: str, seed: int, options: RankOptions,
+                   **kwargs) -> list:
     """The rank Decisions of the final Jacobian of each trial of numag dim."""
     seen = []
 
@@ -43,7 +44,7 @@ def recorded_ranks(arch: Architecture, method: str, seed: int, options: RankOpti
         return out
     dim_module.numerical_rank, dim_module._trial = record, last_of_trial
     try:
-        dim_module.dimension(arch, method=method, seed=seed, rank_options=options)
+        dim_module.dimension(arch, method=method, seed=seed, rank_options=options, **kwargs)
     finally:
         dim_module.numerical_rank, dim_module._trial = numerical_rank, trial
     return finals
@@ -64,9 +65,13 @@ def split(decision, r: int) -> tuple[float, float]:
     return (s[r - 1] if r else 1.0), (s[r] if r < len(s) else 0.0)
 
 
-def float_cases(quick: bool) -> list[Architecture]:
+def float_cases(quick: bool) -> list[tuple[Architecture, dict]]:
+    """(architecture, numag.dimension keywords): the deep_dimension grid, the architectures of
+    benchmarks/dimension.py and HMK Fig. 3 as the normalized_conjecture study computes it
+    (N = 250 inputs, 5 trials)."""
     deep = importlib.import_module("deep_dimension")
     bench = importlib.import_module("dimension")
+    fig3 = importlib.import_module("normalized_conjecture")
     out = []
     for item in deep.grid(quick, 0):
         tokens = 3 if item["kind"] == "softmax" else 2
@@ -75,14 +80,18 @@ def float_cases(quick: bool) -> list[Architecture]:
     if not quick:
         out += [Architecture(w, r) for w, r in bench.LIGHTNING]
         out += [Architecture(w, r, 3, "softmax") for w, r in bench.SOFTMAX]
-    return list(dict.fromkeys(out))
+    cases = [(arch, {}) for arch in dict.fromkeys(out)]
+    return cases + [(Architecture((x["delta"],) * 3, (2, 2), 3, "softmax"),
+                     {"n_inputs": x["n_inputs"], "trials": x["trials"]})
+                    for x in fig3.grid(quick, 0) if x["method"] == "float"]
 
 
-def mp_cases(quick: bool) -> list[Architecture]:
+def mp_cases(quick: bool) -> list[tuple[Architecture, dict]]:
     out = [Architecture((3, 2), (1,)), Architecture((3, 3, 3), (2, 2)),
            Architecture((2, 2, 2), (1, 1)), Architecture((3, 3, 3), (2, 2), 3, "softmax")]
-    return out if quick else out + [Architecture((4, 4, 4), (2, 2), 3, "softmax"),
-                                    Architecture((3, 3, 3, 3), (2, 2, 2), 3, "softmax")]
+    out += [] if quick else [Architecture((4, 4, 4), (2, 2), 3, "softmax"),
+                             Architecture((3, 3, 3, 3), (2, 2, 2), 3, "softmax")]
+    return [(arch, {}) for arch in out]
 
 
 def measure(cases, method: str, options: RankOptions, seeds: range) -> None:
@@ -91,22 +100,23 @@ def measure(cases, method: str, options: RankOptions, seeds: range) -> None:
     print(f"  {'architecture':<34} {'seed':>4} {'rank':>5} {'min nonzero':>12} "
           f"{'max zero':>10}  rule")
     worst_nz, worst_z, wrong = (1.0, None), (0.0, None), 0
-    for arch in cases:
+    for arch, kwargs in cases:
         if arch.kind == "softmax" and 1 in arch.ranks[:-1]:
             continue            # rank-1 caveat: softmax dim ≠ lightning dim + l, no known truth
         r = truth(arch)
+        name = f"{arch}" + (f" N={kwargs['n_inputs']}" if kwargs.get("n_inputs") else "")
         for seed in seeds:
-            for dec in recorded_ranks(arch, method, seed, options):
+            for dec in recorded_ranks(arch, method, seed, options, **kwargs):
                 nz, z = split(dec, r)
                 ok = dec.decided and dec.rank == r
                 wrong += not ok
                 if nz < worst_nz[0]:
-                    worst_nz = (nz, f"{arch} seed {seed}")
+                    worst_nz = (nz, f"{name} seed {seed}")
                 if z > worst_z[0]:
-                    worst_z = (z, f"{arch} seed {seed}")
+                    worst_z = (z, f"{name} seed {seed}")
                 verdict = "right" if ok else ("UNDECIDED" if not dec.decided else
                                               f"WRONG ({dec.rank})")
-                print(f"  {str(arch):<34} {seed:>4} {r:>5} {nz:>12.2e} {z:>10.2e}  {verdict}")
+                print(f"  {name:<34} {seed:>4} {r:>5} {nz:>12.2e} {z:>10.2e}  {verdict}")
     print(f"  smallest nonzero {worst_nz[0]:.2e} ({worst_nz[1]}): {worst_nz[0] / hi:.3g} × the "
           f"band's top")
     print(f"  largest zero     {worst_z[0]:.2e} ({worst_z[1]}): {lo / max(worst_z[0], 1e-300):.3g}"
