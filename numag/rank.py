@@ -43,14 +43,15 @@ from .arith import MpArithmetic, NumpyArithmetic
 
 # --- default tolerances (each defined here only) -------------------------------------------------
 # Measured by benchmarks/rank_margins.py on the equilibrated Jacobians that numag dim ranks, whose
-# true rank is known independently (exact rank over F_p; softmax: + l), seeds 0-4 (2026-12):
-# * float64 (deep_dimension grid and benchmarks/dimension.py, lightning and softmax, depth <= 4):
-#   zero values up to 1.2e-12 (softmax 4,4,4,4:2,2,2: the unit roundoff 1.1e-16 grown 1e4-fold
-#   with depth), nonzero values down to 4.3e-10 (lightning 5,5,5,5:5,5,5). The band
-#   (6e-12, 1.5e-10) lies between them: 5× above the largest zero, 2.9× below the smallest
-#   nonzero, and a wrong rank would take an error 100× beyond the largest measured.
-# * mpmath at d digits: zero values up to 360 × 10^(-d) (softmax 3,3,3,3:2,2,2 at 30 digits),
-#   nonzero values down to 2e-6. The band (10^(-0.9·d), 10^(-0.7·d)) clears the zeros by
+# true rank is known independently (exact rank over F_p; softmax: + l), seeds 0-4 (2026-11-30):
+# * float64 (deep_dimension grid, benchmarks/dimension.py, HMK Fig. 3 with N = 250; lightning and
+#   softmax, depth <= 4): zero values up to 1.2e-12 (softmax 4,4,4,4:2,2,2: the unit roundoff
+#   1.1e-16 grown 1e4-fold with depth), nonzero values down to 4.3e-10 (lightning
+#   5,5,5,5:5,5,5). The band (6e-12, 1.5e-10) lies between them, 5× above the largest zero and
+#   2.9× below the smallest nonzero; a wrong rank would take a zero value 125× above the largest
+#   measured or a nonzero one 70× below the smallest.
+# * mpmath at d digits: zero values up to 360 × 10^(-d) (softmax 3,3,3,3:2,2,2, at 30 and at 50
+#   digits), nonzero values down to 2e-6. The band (10^(-0.9·d), 10^(-0.7·d)) clears the zeros by
 #   10^(0.1·d)/360: 280× at the default 50 digits (2.8× only at 30). Its top is set by numag
 #   classify's exact input: a perturbation of 1e-30 is nonzero at 50 digits (1e-35 top), one of
 #   1e-42 is undecided at 50 digits and resolved at 80 (tests/test_classify.py).
