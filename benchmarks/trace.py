@@ -46,8 +46,8 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]
 
 from numag import Architecture  # noqa: E402
 from numag.encode import fiber_system  # noqa: E402
-from numag.fibers import (_member_of, exact_nullity, expected_components,  # noqa: E402
-                          point_type)
+from numag.fibers import (PointType, _member_of, exact_nullity,  # noqa: E402
+                          expected_components, point_type)
 from numag.points import sample_point  # noqa: E402
 from witness import monodromy, move_slice  # noqa: E402
 from witness.witness_set import (TRACE_FAIL, TRACE_TOL, random_slice,  # noqa: E402
@@ -70,7 +70,7 @@ def fiber_witness_sets(arch: Architecture, kind: str, seed: int):
     layers = sample_point(arch, kind, seed)
     fs = fiber_system(arch, layers)
     ptype = point_type(arch, layers)
-    if ptype == "rank one (u ∥ w)":
+    if ptype is PointType.RANK_ONE_PARALLEL:
         raise ValueError("u ∥ w fibers need deflation; not measured here")
     out, problems, wsets = [], [], []
     for e in expected_components(arch, layers, ptype, rng):

@@ -6,66 +6,105 @@ with N grown until the rank saturates, maximized over random trials.
   the generic rank over Q, so it is a certified LOWER bound. The symmetry orbit (S1)–(S3) gives
   an UPPER bound #params − rank(orbit tangents) (numag.symmetry). When both meet, dim M is proved
   and `certified` is True.
-* 'mp': mpmath Jacobian and SVD at `dps` digits with the largest-gap rule (margin reported).
-* 'float': float64 Jacobian and SVD with the largest-gap rule (margin reported).
-Softmax attention is not polynomial: 'exact' is refused.
+* 'mp': mpmath Jacobian and SVD, rank by numag.rank's rule (tolerance and margin reported).
+* 'float': float64 Jacobian and SVD, rank by the same rule.
+Softmax attention is not polynomial: 'exact' is refused, and the default method is 'mp'.
 """
 from __future__ import annotations
 
+import enum
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from tqdm.auto import tqdm
 
+from . import progress as _progress
 from .architecture import Architecture
 from .arith import Arithmetic, ModularArithmetic, MpArithmetic, NumpyArithmetic, random_prime
 from .formulas import Prediction, predict
 from .jacobian import SaturatedRank, random_weights, saturated_rank
-from .rank import rank_float, rank_mod_p, rank_mp
+from .rank import RankOptions, json_num, numerical_rank, rank_mod_p
 from .symmetry import orbit_tangents
 
-METHODS = ("exact", "mp", "float")
+
+class Method(enum.StrEnum):
+    """How the Jacobian rank is computed."""
+
+    EXACT = "exact"       # over F_p: a certified lower bound
+    MP = "mp"             # mpmath SVD at RankOptions.digits
+    FLOAT = "float"       # float64 SVD
+
+    @property
+    def is_numerical(self) -> bool:
+        return self is not Method.EXACT
+
+
+METHODS = tuple(m.value for m in Method)
 ROWS_PER_INPUT = 4      # measured: every benchmark architecture saturates at the first N
 
 
 @dataclass(frozen=True)
 class TrialRecord:
-    """One random point: its Jacobian rank, orbit rank and the inputs used."""
+    """One random point: its Jacobian rank, orbit rank and the inputs used.
+
+    `margin` is the factor by which the singular values clear the rank tolerance (numag.rank;
+    None for an exact rank)."""
 
     rank: int
     decided: bool
-    gap: float | None
+    margin: float | None
     n_inputs: int
     saturated: bool
     orbit_rank: int
     prime: int | None
 
     def to_json(self) -> dict:
-        return dict(self.__dict__)
+        out = dict(self.__dict__)
+        out["margin"] = None if self.margin is None else json_num(self.margin)
+        return out
 
 
 @dataclass(frozen=True)
 class DimensionResult:
     """Result of `dimension`.
 
-    Attributes:
-        dimension: computed dim M (maximum Jacobian rank over the trials).
-        params: #params.
-        fiber_dimension: params − dimension (generic fiber dimension).
-        predicted: the closed-form prediction and its source (numag.formulas).
-        symmetry_orbit_dimension: rank of the (S1)–(S3) orbit tangents (computed, exact mod p).
-        upper_bound: params − symmetry_orbit_dimension, an upper bound on dim M.
-        certified: True iff method is 'exact' and the certified lower bound meets upper_bound.
-        decided: False if a numerical rank had too small a margin (then `dimension` is a guess
-            and should not be used).
-        agrees_with_prediction: computed == predicted (None when nothing is predicted).
-        notes: disagreements, caveats, degenerate t = 1, undecided ranks.
+    Attributes
+    ----------
+    architecture : Architecture
+    method : Method
+        'exact', 'mp' or 'float'.
+    seed : int
+        Seed of every random choice (points, inputs, primes).
+    dimension : int
+        Computed dim M (maximum Jacobian rank over the trials).
+    params : int
+        #params.
+    fiber_dimension : int
+        params − dimension (generic fiber dimension).
+    predicted : Prediction
+        The closed-form prediction and its source (numag.formulas).
+    symmetry_orbit_dimension : int
+        Rank of the (S1)–(S3) orbit tangents (computed, exact mod p).
+    upper_bound : int
+        params − symmetry_orbit_dimension, an upper bound on dim M.
+    certified : bool
+        True iff method is 'exact' and the certified lower bound meets upper_bound.
+    decided : bool
+        False if a numerical rank had too small a margin (then `dimension` is a guess and
+        should not be used).
+    agrees_with_prediction : bool or None
+        computed == predicted (None when nothing is predicted).
+    trials : tuple of TrialRecord
+    seconds : float
+    rank_options : RankOptions or None
+        Tolerance and margin of the numerical ranks (None for 'exact').
+    notes : tuple of str
+        Disagreements, caveats, degenerate t = 1, undecided ranks, ranks a_i > d_{i-1}.
     """
 
     architecture: Architecture
-    method: str
+    method: Method
     seed: int
     dimension: int
     params: int
@@ -78,9 +117,13 @@ class DimensionResult:
     agrees_with_prediction: bool | None
     trials: tuple[TrialRecord, ...]
     seconds: float
-    dps: int | None = None
+    rank_options: RankOptions | None = None
     notes: tuple[str, ...] = ()
-    min_gap: float | None = field(default=None)
+
+    @property
+    def dps(self) -> int | None:
+        """mpmath digits of method 'mp' (None otherwise)."""
+        return self.rank_options.digits if self.rank_options else None
 
     def to_json(self) -> dict:
         return {
@@ -99,7 +142,7 @@ class DimensionResult:
             "method": self.method,
             "seed": self.seed,
             "dps": self.dps,
-            "min_gap": self.min_gap,
+            "rank_options": self.rank_options.to_json() if self.rank_options else None,
             "trials": [t.to_json() for t in self.trials],
             "n_inputs": max(t.n_inputs for t in self.trials),
             "seconds": round(self.seconds, 4),
@@ -107,15 +150,12 @@ class DimensionResult:
         }
 
 
-def _backend(method: str, rng: np.random.Generator, dps: int, min_gap: float | None):
-    if method == "exact":
+def _backend(method: Method, rng: np.random.Generator, options: RankOptions | None):
+    if method is Method.EXACT:
         ops = ModularArithmetic(random_prime(rng))
         return ops, (lambda J: rank_mod_p(J, ops.p))
-    if method == "mp":
-        ops = MpArithmetic(dps)
-        return ops, (lambda J: rank_mp(J, dps, min_gap))
-    ops = NumpyArithmetic(np.float64)
-    return ops, (lambda J: rank_float(J, min_gap) if min_gap else rank_float(J))
+    ops = NumpyArithmetic(np.float64) if options.is_float else MpArithmetic(options.digits)
+    return ops, (lambda J: numerical_rank(J, options, quantity="Jacobian rank"))
 
 
 def _orbit_rank(arch: Architecture, rng: np.random.Generator) -> int:
@@ -125,54 +165,103 @@ def _orbit_rank(arch: Architecture, rng: np.random.Generator) -> int:
     return rank_mod_p(T, ops.p).rank
 
 
-def dimension(arch: Architecture, method: str = "exact", seed: int = 0, trials: int | None = None,
-              n_inputs: int | None = None, dps: int = 30, min_gap: float | None = None,
+def rank_options_for(method: Method | str) -> RankOptions | None:
+    """The default RankOptions of a method: RankOptions() (50 digits) for 'mp', float64 for
+    'float' (its random points are exact as given: rounded_input False), None for 'exact'."""
+    method = Method(method)
+    if method is Method.MP:
+        return RankOptions()
+    return RankOptions(None, rounded_input=False) if method is Method.FLOAT else None
+
+
+def dimension(arch: Architecture, method: Method | str | None = None, seed: int = 0,
+              trials: int | None = None, n_inputs: int | None = None,
+              rank_options: RankOptions | None = None,
               progress: bool | None = None) -> DimensionResult:
     """Compute dim M for `arch`, with its prediction, bounds and certificate.
 
-    Args:
-        method: 'exact' (F_p, lightning only), 'mp' (mpmath at `dps` digits) or 'float'.
-        seed: seeds every random choice (points, inputs, primes); recorded in the result.
-        trials: number of random points (maximum taken). Default: 3, stopping early once the
-            rank reaches the symmetry upper bound (it cannot exceed it).
-        n_inputs: fixed number N of inputs; default grows N until the rank saturates.
-        min_gap: singular-value gap needed to decide a numerical rank (defaults in numag.rank).
-        progress: show a progress bar (default: only on a terminal, after a moment).
-    Returns:
-        DimensionResult.
-    Raises:
-        ValueError: unknown method, 'exact' for softmax, trials < 1.
+    Parameters
+    ----------
+    arch : Architecture
+    method : {'exact', 'mp', 'float'}, optional
+        'exact' (F_p, lightning only), 'mp' (mpmath) or 'float' (float64). Default 'exact' for
+        lightning, 'mp' for softmax.
+    seed : int
+        Seeds every random choice (points, inputs, primes); recorded in the result.
+    trials : int, optional
+        Number of random points (maximum taken). Default: 3, stopping early once the rank
+        reaches the symmetry upper bound (it cannot exceed it).
+    n_inputs : int, optional
+        Fixed number N of inputs; default grows N until the rank saturates.
+    rank_options : RankOptions, optional
+        Arithmetic, tolerance and margin of a numerical rank (numag.rank). Default
+        `rank_options_for(method)`: 50 digits for 'mp'. Its digits must be None for 'float'
+        and an integer for 'mp'.
+    progress : bool, optional
+        Progress bar (numag.progress; default: only on a terminal).
+
+    Returns
+    -------
+    DimensionResult
+
+    Raises
+    ------
+    ValueError
+        Unknown method, 'exact' for softmax, trials < 1, n_inputs < 1, rank_options that do
+        not fit the method.
+
+    Examples
+    --------
+    >>> r = dimension(Architecture((3, 2), (1,)), seed=0)
+    >>> r.dimension, r.params, r.certified          # HMK: 2ad + dd' − a² − 1 = 10
+    (10, 12, True)
+
+    References
+    ----------
+    Henry, Marchetti, Kohn, Geometry of Lightning Self-Attention (arXiv 2408.17221), single-layer
+    and deep dimension theorems; paper-notes §1, §3, §6.
     """
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    if method == "exact" and arch.kind == "softmax":
-        raise ValueError("softmax attention is not polynomial, so there is no exact rank over a "
-                         "prime field; use --method mp (high-precision SVD with a gap) or float")
+    method = _method(arch, method, rank_options)
     if trials is not None and trials < 1:
         raise ValueError(f"trials must be at least 1, got {trials}")
+    if method.is_numerical and rank_options is None:
+        rank_options = rank_options_for(method)
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
     orbit = _orbit_rank(arch, rng)
     upper = arch.n_params - orbit
     max_trials = trials or 3
     records: list[TrialRecord] = []
-    bar = tqdm(total=max_trials, desc=f"dim {arch.spec()}", disable=_no_bar(progress),
-               delay=0.5, leave=False)
+    bar = _progress.bar(total=max_trials, progress=progress, desc=f"dim {arch.spec()}",
+                        delay=0.5, leave=False)
     for _ in range(max_trials):
-        ops, rank_fn = _backend(method, rng, dps, min_gap)
+        ops, rank_fn = _backend(method, rng, rank_options)
         sat = _trial(arch, ops, rank_fn, rng, n_inputs, upper)
-        records.append(TrialRecord(sat.rank.rank, sat.rank.decided, sat.rank.gap, sat.n_inputs,
-                                   sat.saturated, orbit, getattr(ops, "p", None)))
+        margin = sat.rank.margin if method.is_numerical else None
+        records.append(TrialRecord(sat.rank.rank, sat.rank.decided, margin, sat.n_inputs,
+                                   sat.saturated, orbit, sat.rank.prime))
         bar.update()
         if trials is None and sat.rank.rank >= upper:
             break
     bar.close()
     return _result(arch, method, seed, records, orbit, upper, time.perf_counter() - start,
-                   dps if method == "mp" else None, min_gap)
+                   rank_options if method.is_numerical else None)
 
 
-def _no_bar(progress: bool | None) -> bool | None:
-    return None if progress is None else not progress
+def _method(arch: Architecture, method, rank_options: RankOptions | None) -> Method:
+    if method is None:
+        method = Method.MP if arch.kind == "softmax" else Method.EXACT
+    try:
+        method = Method(method)
+    except ValueError:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}") from None
+    if method is Method.EXACT and arch.kind == "softmax":
+        raise ValueError("softmax attention is not polynomial, so there is no exact rank over a "
+                         "prime field; use method 'mp' (high-precision SVD) or 'float'")
+    if rank_options is not None and (method is Method.EXACT or
+                                     rank_options.is_float != (method is Method.FLOAT)):
+        raise ValueError(f"rank_options at {rank_options.name} do not fit method {method!r}")
+    return method
 
 
 def _trial(arch, ops: Arithmetic, rank_fn, rng, n_inputs, upper) -> SaturatedRank:
@@ -186,18 +275,32 @@ def _trial(arch, ops: Arithmetic, rank_fn, rng, n_inputs, upper) -> SaturatedRan
     return saturated_rank(arch, ops, rank_fn, rng, n_inputs, cap=upper, rows_per_input=k)
 
 
-def _result(arch, method, seed, records: Sequence[TrialRecord], orbit, upper, seconds, dps,
-            min_gap) -> DimensionResult:
+def rank_notes(arch: Architecture) -> list[str]:
+    """A note per layer whose attention rank a_i exceeds its input width d_{i-1}: the
+    architecture is legitimate, but A_i = K_iᵀ Q_i has rank at most d_{i-1}."""
+    notes = []
+    for i, (a, d) in enumerate(zip(arch.ranks, arch.widths[:-1]), start=1):
+        if a > d:
+            layer = "" if arch.depth == 1 else f"layer {i}: "
+            notes.append(f"{layer}attention rank a = {a} exceeds d = {d}: A = KᵀQ has rank at "
+                         f"most {d}, so for A this architecture behaves like a = {d}")
+    return notes
+
+
+def _result(arch, method: Method, seed, records: Sequence[TrialRecord], orbit, upper, seconds,
+            rank_options: RankOptions | None) -> DimensionResult:
     best = max(records, key=lambda r: r.rank)
     dim = best.rank
     pred = predict(arch)
     decided = all(r.decided for r in records)
-    notes = []
+    notes = rank_notes(arch)
     if arch.degenerate:
         notes.append("t = 1 is degenerate: only the symmetric part of each A_i is seen")
     if not decided:
-        notes.append("UNDECIDED: a numerical rank had a singular-value gap below the threshold; "
-                     "use --method exact (lightning) or more digits")
+        notes.append(f"UNDECIDED: a numerical rank had a singular value within the margin "
+                     f"{rank_options.min_margin:g} of the tolerance {rank_options.tolerance:.0e}"
+                     f"; decide it exactly (option 'method': exact, lightning only) or with "
+                     f"more digits (option 'digits')")
     if dim > upper:
         notes.append(f"computed rank {dim} exceeds the symmetry upper bound {upper}: "
                      "a numerical rank error")
@@ -207,11 +310,11 @@ def _result(arch, method, seed, records: Sequence[TrialRecord], orbit, upper, se
     agrees = None if pred.value is None else dim == pred.value
     if agrees is False:
         notes.append(f"DISAGREEMENT: computed {dim} vs predicted {pred.value} ({pred.source})")
-    certified = method == "exact" and dim == upper
-    if method == "exact" and not certified:
+    certified = method is Method.EXACT and dim == upper
+    if method is Method.EXACT and not certified:
         notes.append(f"not certified: exact lower bound {dim} < symmetry upper bound {upper}; "
                      "the generic fiber is larger than the known symmetry orbit, or more trials "
                      "are needed")
     return DimensionResult(arch, method, seed, dim, arch.n_params, arch.n_params - dim, pred,
                            orbit, upper, certified, decided, agrees, tuple(records), seconds,
-                           dps, tuple(notes), min_gap)
+                           rank_options, tuple(notes))

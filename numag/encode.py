@@ -18,6 +18,7 @@ rational), both cutting out exactly the fiber:
 """
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
@@ -32,7 +33,16 @@ from .arith import PolynomialArithmetic
 from .model import forward
 from .tensor import coordinates, tensor
 
-ENCODINGS = ("tensor", "coefficients")
+
+
+class Encoding(enum.StrEnum):
+    """How the fiber's equations are written (module docstring)."""
+
+    TENSOR = "tensor"                  # single layer, t >= 2: cubic equations T(W) = T(W0)
+    COEFFICIENTS = "coefficients"      # any lightning network: coefficients of φ in X
+
+
+ENCODINGS = tuple(e.value for e in Encoding)
 
 
 def weight_names(arch: Architecture) -> list[str]:
@@ -48,32 +58,43 @@ def weight_names(arch: Architecture) -> list[str]:
 class FiberSystem:
     """The fiber through W0 as a polynomial system.
 
-    Attributes:
-        system: equations in all weights (exact rational coefficients).
-        architecture: the network.
-        base_point: W0 packed, object array of Fractions (n_params,).
-        encoding: 'tensor' or 'coefficients'.
+    Attributes
+    ----------
+    system
+        equations in all weights (exact rational coefficients).
+    architecture
+        the network.
+    base_point
+        W0 packed, object array of Fractions (n_params,).
+    encoding
+        Encoding: 'tensor' or 'coefficients'.
+    rank_one_conditions
+        The 2×2 minors of [A | Vᵀ] were added (with_rank_one_conditions).
     """
 
     system: PolynomialSystem
     architecture: Architecture
     base_point: np.ndarray
-    encoding: str
+    encoding: Encoding
+    rank_one_conditions: bool = False
 
     @property
     def n_equations(self) -> int:
         return self.system.n_equations
 
     def to_json(self) -> dict:
-        return {"encoding": self.encoding, "equations": self.n_equations,
+        encoding = self.encoding + (" + rank [A | Vᵀ] ≤ 1" if self.rank_one_conditions else "")
+        return {"encoding": encoding, "equations": self.n_equations,
                 "variables": self.system.n_vars, "degrees": sorted(set(self.system.degrees))}
 
 
 def exact_point(arch: Architecture, layers: Sequence[Sequence]) -> np.ndarray:
     """Pack weights into an object array of Fractions (floats are taken at their exact value).
 
-    Raises:
-        ValueError: wrong shapes (from Architecture.pack) or non-finite entries.
+    Raises
+    ------
+    ValueError
+        wrong shapes (from Architecture.pack) or non-finite entries.
     """
     packed = arch.pack([[np.asarray(m, dtype=object) for m in layer] for layer in layers])
     try:
@@ -83,25 +104,31 @@ def exact_point(arch: Architecture, layers: Sequence[Sequence]) -> np.ndarray:
 
 
 def fiber_system(arch: Architecture, layers: Sequence[Sequence],
-                 encoding: str | None = None) -> FiberSystem:
+                 encoding: Encoding | str | None = None) -> FiberSystem:
     """The fiber {W : φ_W = φ_{W0}} through W0 = `layers` (see the module docstring).
 
-    Args:
-        encoding: 'tensor' (single layer, t ≥ 2; the default there) or 'coefficients' (any
-            lightning network; the default otherwise).
-    Raises:
-        ValueError: softmax (not polynomial), 'tensor' for a deep or t = 1 network, bad weights.
+    Parameters
+    ----------
+    encoding
+        'tensor' (single layer, t ≥ 2; the default there) or 'coefficients' (any
+        lightning network; the default otherwise).
+
+    Raises
+    ------
+    ValueError
+        softmax (not polynomial), 'tensor' for a deep or t = 1 network, bad weights.
     """
     if arch.kind != "lightning":
         raise ValueError("fibers are polynomial systems only for lightning attention")
     tensor_ok = arch.is_single_layer and not arch.degenerate
-    encoding = encoding or ("tensor" if tensor_ok else "coefficients")
+    encoding = encoding or (Encoding.TENSOR if tensor_ok else Encoding.COEFFICIENTS)
     if encoding not in ENCODINGS:
         raise ValueError(f"encoding must be one of {ENCODINGS}, got {encoding!r}")
-    if encoding == "tensor" and not tensor_ok:
+    encoding = Encoding(encoding)
+    if encoding is Encoding.TENSOR and not tensor_ok:
         raise ValueError("the tensor encoding needs a single layer with t >= 2")
     w0 = exact_point(arch, layers)
-    polys = (_tensor_polys if encoding == "tensor" else _coefficient_polys)(arch, w0)
+    polys = (_tensor_polys if encoding is Encoding.TENSOR else _coefficient_polys)(arch, w0)
     system = PolynomialSystem.from_dicts(weight_names(arch), polys)
     return FiberSystem(system, arch, w0, encoding)
 
@@ -127,7 +154,7 @@ def with_rank_one_conditions(fs: FiberSystem) -> FiberSystem:
     extra = [p for p in extra if p]
     system = PolynomialSystem.from_dicts(fs.system.variables,
                                          list(fs.system.polynomials) + extra)
-    return FiberSystem(system, arch, fs.base_point, fs.encoding + " + rank [A | Vᵀ] ≤ 1")
+    return FiberSystem(system, arch, fs.base_point, fs.encoding, rank_one_conditions=True)
 
 
 def _symbolic_weights(arch: Architecture, extra: Sequence[str] = ()):

@@ -17,7 +17,7 @@ import numpy as np
 from .architecture import Architecture, LayerWeights
 from .arith import Arithmetic
 from .model import jvp_all
-from .rank import RankResult
+from .rank import Decision
 
 
 def jacobian(arch: Architecture, layers: Sequence[LayerWeights], X: np.ndarray,
@@ -72,27 +72,27 @@ class SaturatedRank:
     """Rank of the Jacobian at one point, with N grown until saturation.
 
     Attributes:
-        rank: the final RankResult.
+        rank: the final rank Decision.
         n_inputs: the number N of inputs used at the end.
         history: (N, rank) pairs in the order tried.
         saturated: True when the rank stopped growing when N was doubled, or hit `cap`; False
             when N was fixed by the caller (not checked) or max_doublings was reached.
     """
 
-    rank: RankResult
+    rank: Decision
     n_inputs: int
     history: tuple[tuple[int, int], ...]
     saturated: bool
 
 
-def saturated_rank(arch: Architecture, ops: Arithmetic, rank_fn: Callable[[np.ndarray], RankResult],
+def saturated_rank(arch: Architecture, ops: Arithmetic, rank_fn: Callable[[np.ndarray], Decision],
                    rng: np.random.Generator, n_inputs: int | None = None, cap: int | None = None,
                    layers: Sequence[LayerWeights] | None = None, rows_per_input: int | None = None,
                    max_doublings: int = 6) -> SaturatedRank:
     """Rank of the Jacobian at a random point (or `layers`), doubling N until the rank saturates.
 
     Args:
-        rank_fn: maps a Jacobian matrix to a RankResult (float, mp or exact backend).
+        rank_fn: maps a Jacobian matrix to a rank Decision (float, mp or exact backend).
         n_inputs: a fixed N chosen by the user (no saturation loop).
         cap: a known upper bound on the rank (e.g. from the symmetries); reaching it stops early.
         max_doublings: give up growing N after this many doublings (then saturated=False).

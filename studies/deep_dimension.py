@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from numag import Architecture, dimension
 from numag.formulas import deep_equal_width, deep_general
-from numag.study import Claim, StudyContext, md_table, study_main
+from numag.study import Claim, StudyContext, StudyDocument, md_table, study_main
 
 NAME = "deep_dimension"
 
@@ -48,9 +48,9 @@ def _caveat_example(light: dict) -> bool:
     return x["dimension"] == 18 and x["predicted"] == 20
 
 
-def compute(ctx: StudyContext) -> dict:
+def compute(ctx: StudyContext) -> StudyDocument:
     """Equal, bottleneck, expanding and non-increasing widths and the rank-1 caveat, lightning
-    (exact) and softmax (float64 with gap)."""
+    (exact) and softmax (float64, numag.rank's threshold rule)."""
     fam_of = {(tuple(w), tuple(r)): f for f, archs in families(ctx.quick).items()
               for w, r in archs}
     recs = ctx.run(grid(ctx.quick, ctx.seed), dim_item, desc=NAME)
@@ -105,12 +105,12 @@ def compute(ctx: StudyContext) -> dict:
                         for x in cav)),
         Claim("softmax: dim = lightning dim + l", "HMK conjecture (deep), proven for l = 1",
               not soft_main_bad, f"{len(soft_main) - len(soft_main_bad)}/{len(soft_main)} "
-                                 "agree (float64 gap rule, all decided)"
+                                 "agree (float64 rank rule, all decided)"
               + (f"; with the rank-1 caveat: {sum(p not in soft_bad for p in soft_cav)}"
                  f"/{len(soft_cav)} still lightning + l" if soft_cav else "")),
     ]
     md = ("Lightning: exact rank over F_p (cert = meets the symmetry bound). Softmax: float64 "
-          "SVD with the largest-gap rule; `predicted` is the formula the software applies "
+          "SVD, rank by numag.rank's threshold rule; `predicted` is the formula the software applies "
           "(softmax: + l).\n\n" + md_table(
               ["family", "widths", "ranks", "kind", "#params", "dim", "predicted", "", "note"],
               rows))

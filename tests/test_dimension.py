@@ -6,7 +6,7 @@ from numag import Architecture, dimension
 from numag.arith import NumpyArithmetic
 from numag.formulas import deep_equal_width, single_layer, single_layer_one_token
 from numag.jacobian import jacobian, random_inputs, random_weights
-from numag.rank import rank_float
+from numag.rank import RankOptions, numerical_rank
 
 
 # --- single layer (HMK single-layer theorem): every (d, d', a) with d, d' ≤ 5 -----------------
@@ -87,7 +87,7 @@ def test_figure_3_softmax_float(delta):
                                    pytest.param(5, marks=pytest.mark.slow)])
 def test_figure_3_softmax_mp(delta):
     r = dimension(Architecture((delta,) * 3, (2, 2), tokens=3, kind="softmax"), method="mp",
-                  seed=delta, dps=30)
+                  seed=delta, rank_options=RankOptions(30))
     assert r.dimension == delta ** 2 + 8 * delta - 8 and r.decided
 
 
@@ -100,7 +100,9 @@ def test_softmax_refuses_exact():
 @pytest.mark.parametrize("widths, ranks", [((3, 2), (1,)), ((3, 3, 3), (2, 2)), ((2, 2, 2), (1, 1))])
 def test_three_backends_agree_where_float_is_reliable(widths, ranks):
     arch = Architecture(widths, ranks)
-    dims = {m: dimension(arch, method=m, seed=5, dps=30) for m in ("exact", "mp", "float")}
+    dims = {m: dimension(arch, method=m, seed=5,
+                         rank_options=RankOptions(30) if m == "mp" else None)
+            for m in ("exact", "mp", "float")}
     assert len({r.dimension for r in dims.values()}) == 1
     assert all(r.decided for r in dims.values())
 
@@ -114,10 +116,11 @@ def test_depth_three_fixed_cutoff_float_is_wrong_exact_is_right():
     J = jacobian(arch, random_weights(arch, ops, rng), random_inputs(arch, ops, rng, 56), ops)
     truth = deep_equal_width(4, 2, 3)
     assert np.linalg.matrix_rank(J) < truth
-    assert rank_float(J, equilibrated=False).decided is False    # the gap rule says undecided
+    float64 = RankOptions(None, rounded_input=False)
+    assert numerical_rank(J, float64, equilibrated=False).decided is False   # undecided
     exact = dimension(arch, method="exact")
     assert exact.dimension == truth and exact.certified
-    assert rank_float(J).rank == truth                            # equilibrated + gap: right
+    assert numerical_rank(J, float64).rank == truth      # equilibrated: right
 
 
 def test_too_few_inputs_under_count_and_auto_n_saturates():

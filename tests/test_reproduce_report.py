@@ -9,10 +9,10 @@ FIRST, SECOND = "single_layer_dimension", "deep_dimension"
 
 
 def test_report_collects_studies_run_separately(tmp_path):
-    one = reproduce(tmp_path, quick=True, only=[FIRST], log=lambda s: None)
+    one = reproduce(tmp_path, quick=True, only=[FIRST], log=lambda s: None).to_json()
     assert list(one["studies"]) == [FIRST]
     n_first = len(one["studies"][FIRST]["claims"])
-    data = reproduce(tmp_path, quick=True, only=[SECOND], log=lambda s: None)
+    data = reproduce(tmp_path, quick=True, only=[SECOND], log=lambda s: None).to_json()
 
     text = (tmp_path / "REPORT.md").read_text()
     # both studies, in STUDIES order (FIRST comes before SECOND there), each with its mode
@@ -52,7 +52,7 @@ def test_report_marks_mixed_modes_and_skips_unreadable_documents(tmp_path):
     (tmp_path / f"{FIRST}.json").write_text(json.dumps(doc(FIRST, False, "✗")))
     (tmp_path / "fibers.json").write_text("{not json")
     (tmp_path / "unrelated.json").write_text("{}")          # not a study name: ignored
-    data = write_report(tmp_path, {}, True, 0.0)
+    data = write_report(tmp_path, {}, True, 0.0).to_json()
     text = (tmp_path / "REPORT.md").read_text()
     assert list(data["studies"]) == [FIRST, SECOND]
     assert data["studies"][FIRST]["quick"] is False and data["studies"][SECOND]["quick"] is True

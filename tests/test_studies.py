@@ -16,7 +16,8 @@ def quick_docs(tmp_path_factory):
     out = tmp_path_factory.mktemp("studies")
     docs = {}
     for name in available():
-        docs[name] = load_study(name).compute(StudyContext(name, out, quick=True, progress=False))
+        docs[name] = load_study(name).compute(StudyContext(name, out, quick=True,
+                                                           progress=False)).to_json()
     return out, docs
 
 
@@ -77,7 +78,7 @@ def test_rerun_reuses_every_item_and_interrupted_run_loses_nothing(tmp_path, mon
 
 def test_reproduce_writes_report_with_marks(tmp_path):
     data = reproduce(tmp_path, quick=True, only=["single_layer_dimension", "deep_dimension"],
-                     log=lambda s: None)
+                     log=lambda s: None).to_json()
     text = (tmp_path / "REPORT.md").read_text()
     assert "✓" in text and "✗" in text and "[deep_dimension](deep_dimension.md)" in text
     assert data["counts"]["✗"] == 1
