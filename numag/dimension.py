@@ -1,11 +1,16 @@
-"""dim M of a self-attention neuromanifold: computed, predicted, bounded and (when possible) proved.
+"""dim M of a neuromanifold: computed, predicted, bounded and (when possible) proved.
 
+Any kind of numag.architecture (attention, multi-head attention, polynomial networks).
 Method (paper-notes §1, §6): dim M is the generic rank of the Jacobian of W ↦ (φ_W(X_n))_n,
 with N grown until the rank saturates, maximized over random trials.
-* 'exact': rank over a random prime field F_p at a random point (lightning only). It never exceeds
-  the generic rank over Q, so it is a certified LOWER bound. The symmetry orbit (S1)–(S3) gives
-  an UPPER bound #params − rank(orbit tangents) (numag.symmetry). When both meet, dim M is proved
-  and `certified` is True.
+* 'exact': rank over a random prime field F_p at a random point (polynomial kinds). It never
+  exceeds the generic rank over Q, so it is a certified LOWER bound. Two UPPER bounds: the
+  symmetry orbit (numag.symmetry), #params − rank(orbit tangents), and the dimension of a linear
+  space containing M (numag.formulas.ambient_dimension). When the lower bound meets the smaller
+  upper bound, dim M is proved and `certified` is True. Below both, the architecture is
+  *defective* (a finding): `defect` = expected − computed; the lower bound stays certified, and
+  that the true value is not larger rests on the random points being generic, with the
+  probability bound of `miss_probability` (Schwartz–Zippel).
 * 'mp': mpmath Jacobian and SVD at `dps` digits with the largest-gap rule (margin reported).
 * 'float': float64 Jacobian and SVD with the largest-gap rule (margin reported).
 Softmax attention is not polynomial: 'exact' is refused.
@@ -21,8 +26,8 @@ from tqdm.auto import tqdm
 
 from .architecture import Architecture
 from .arith import Arithmetic, ModularArithmetic, MpArithmetic, NumpyArithmetic, random_prime
-from .formulas import Prediction, predict
-from .jacobian import SaturatedRank, random_weights, saturated_rank
+from .formulas import Prediction, ambient_dimension, predict
+from .jacobian import SaturatedRank, entry_degree, random_weights, saturated_rank
 from .rank import rank_float, rank_mod_p, rank_mp
 from .symmetry import orbit_tangents
 
@@ -55,9 +60,17 @@ class DimensionResult:
         params: #params.
         fiber_dimension: params − dimension (generic fiber dimension).
         predicted: the closed-form prediction and its source (numag.formulas).
-        symmetry_orbit_dimension: rank of the (S1)–(S3) orbit tangents (computed, exact mod p).
-        upper_bound: params − symmetry_orbit_dimension, an upper bound on dim M.
+        symmetry_orbit_dimension: rank of the known symmetries' orbit tangents (computed, exact
+            mod p; numag.symmetry).
+        ambient_dimension: dimension of a linear space containing M, or None (softmax).
+        upper_bound: min(params − symmetry_orbit_dimension, ambient_dimension), an upper bound
+            on dim M.
         certified: True iff method is 'exact' and the certified lower bound meets upper_bound.
+        defect: predicted − computed when the prediction is an 'expected' value (an upper
+            bound; > 0 means a defective architecture, a finding), else None.
+        miss_probability: for 'exact', an upper bound on the probability that every trial
+            under-counted the generic rank over F_p (Schwartz–Zippel, see `miss_probability`);
+            0 when certified; None for numerical methods.
         decided: False if a numerical rank had too small a margin (then `dimension` is a guess
             and should not be used).
         agrees_with_prediction: computed == predicted (None when nothing is predicted).
@@ -81,6 +94,9 @@ class DimensionResult:
     dps: int | None = None
     notes: tuple[str, ...] = ()
     min_gap: float | None = field(default=None)
+    ambient_dimension: int | None = None
+    defect: int | None = None
+    miss_probability: float | None = None
 
     def to_json(self) -> dict:
         return {
@@ -91,10 +107,14 @@ class DimensionResult:
             "predicted": self.predicted.value,
             "prediction_source": self.predicted.source,
             "prediction_caveats": list(self.predicted.caveats),
+            "prediction_status": self.predicted.status,
             "agrees_with_prediction": self.agrees_with_prediction,
+            "defect": self.defect,
             "symmetry_orbit_dimension": self.symmetry_orbit_dimension,
+            "ambient_dimension": self.ambient_dimension,
             "upper_bound": self.upper_bound,
             "certified": self.certified,
+            "miss_probability": self.miss_probability,
             "decided": self.decided,
             "method": self.method,
             "seed": self.seed,
@@ -118,6 +138,19 @@ def _backend(method: str, rng: np.random.Generator, dps: int, min_gap: float | N
     return ops, (lambda J: rank_float(J, min_gap) if min_gap else rank_float(J))
 
 
+def _upper_bound(arch: Architecture, orbit: int, rng: np.random.Generator) -> int:
+    """min(#params − orbit, the same bound for arch.reduced() (same M; paper-notes §3.2),
+    ambient dimension)."""
+    bounds = [arch.n_params - orbit]
+    reduced = arch.reduced()
+    if reduced != arch:
+        bounds.append(reduced.n_params - _orbit_rank(reduced, rng))
+    ambient = ambient_dimension(arch)
+    if ambient is not None:
+        bounds.append(ambient)
+    return min(bounds)
+
+
 def _orbit_rank(arch: Architecture, rng: np.random.Generator) -> int:
     """Rank of the symmetry orbit tangents at a random point of F_p (see numag.symmetry)."""
     ops = ModularArithmetic(random_prime(rng))
@@ -131,7 +164,8 @@ def dimension(arch: Architecture, method: str = "exact", seed: int = 0, trials: 
     """Compute dim M for `arch`, with its prediction, bounds and certificate.
 
     Args:
-        method: 'exact' (F_p, lightning only), 'mp' (mpmath at `dps` digits) or 'float'.
+        arch: any kind (attention, multi-head, polynomial network).
+        method: 'exact' (F_p; every kind but softmax), 'mp' (mpmath at `dps` digits) or 'float'.
         seed: seeds every random choice (points, inputs, primes); recorded in the result.
         trials: number of random points (maximum taken). Default: 3, stopping early once the
             rank reaches the symmetry upper bound (it cannot exceed it).
@@ -142,10 +176,14 @@ def dimension(arch: Architecture, method: str = "exact", seed: int = 0, trials: 
         DimensionResult.
     Raises:
         ValueError: unknown method, 'exact' for softmax, trials < 1.
+
+    Examples:
+        >>> dimension(Architecture.pnn((3, 2, 1))).dimension   # rank-2 quadrics: a hypersurface
+        5
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    if method == "exact" and arch.kind == "softmax":
+    if method == "exact" and not arch.polynomial:
         raise ValueError("softmax attention is not polynomial, so there is no exact rank over a "
                          "prime field; use --method mp (high-precision SVD with a gap) or float")
     if trials is not None and trials < 1:
@@ -153,7 +191,7 @@ def dimension(arch: Architecture, method: str = "exact", seed: int = 0, trials: 
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
     orbit = _orbit_rank(arch, rng)
-    upper = arch.n_params - orbit
+    upper = _upper_bound(arch, orbit, rng)
     max_trials = trials or 3
     records: list[TrialRecord] = []
     bar = tqdm(total=max_trials, desc=f"dim {arch.spec()}", disable=_no_bar(progress),
@@ -168,7 +206,7 @@ def dimension(arch: Architecture, method: str = "exact", seed: int = 0, trials: 
             break
     bar.close()
     return _result(arch, method, seed, records, orbit, upper, time.perf_counter() - start,
-                   dps if method == "mp" else None, min_gap)
+                   dps if method == "mp" else None, min_gap, ambient_dimension(arch))
 
 
 def _no_bar(progress: bool | None) -> bool | None:
@@ -186,8 +224,22 @@ def _trial(arch, ops: Arithmetic, rank_fn, rng, n_inputs, upper) -> SaturatedRan
     return saturated_rank(arch, ops, rank_fn, rng, n_inputs, cap=upper, rows_per_input=k)
 
 
+def miss_probability(arch: Architecture, rank: int, primes: Sequence[int]) -> float:
+    """Probability bound that every trial saw rank ≤ `rank` although the generic rank over F_p
+    is larger: a nonzero (rank+1)-minor of the (compressed) Jacobian is a polynomial of degree
+    ≤ (rank+1)·D in the random weights, inputs and compression coefficients (D =
+    numag.jacobian.entry_degree), so it vanishes at a uniform random point of F_p with
+    probability ≤ (rank+1)·D/p (Schwartz–Zippel); independent trials multiply. It assumes p is
+    not one of the finitely many primes at which the generic rank drops below the one over Q.
+    """
+    out = 1.0
+    for p in primes:
+        out *= min(1.0, (rank + 1) * entry_degree(arch) / p)
+    return out
+
+
 def _result(arch, method, seed, records: Sequence[TrialRecord], orbit, upper, seconds, dps,
-            min_gap) -> DimensionResult:
+            min_gap, ambient) -> DimensionResult:
     best = max(records, key=lambda r: r.rank)
     dim = best.rank
     pred = predict(arch)
@@ -205,13 +257,21 @@ def _result(arch, method, seed, records: Sequence[TrialRecord], orbit, upper, se
         notes.append(f"the rank was not shown to saturate in the number of inputs "
                      f"(N = {best.n_inputs}); too few inputs under-count")
     agrees = None if pred.value is None else dim == pred.value
-    if agrees is False:
+    defect = pred.value - dim if pred.status == "expected" and pred.value is not None else None
+    if defect is not None and defect > 0:
+        notes.append(f"DEFECTIVE: computed {dim} < expected {pred.value} (defect {defect}): a "
+                     f"finding about this architecture, not an error")
+    elif agrees is False:
         notes.append(f"DISAGREEMENT: computed {dim} vs predicted {pred.value} ({pred.source})")
     certified = method == "exact" and dim == upper
+    miss = None
+    if method == "exact":
+        miss = 0.0 if certified else miss_probability(arch, dim, [r.prime for r in records])
     if method == "exact" and not certified:
-        notes.append(f"not certified: exact lower bound {dim} < symmetry upper bound {upper}; "
-                     "the generic fiber is larger than the known symmetry orbit, or more trials "
-                     "are needed")
+        notes.append(f"not certified: exact lower bound {dim} < upper bound {upper} (symmetries "
+                     f"and ambient space); the generic fiber is larger than the known symmetry "
+                     f"orbit, or every trial was special (probability ≤ {miss:.1e}, "
+                     "Schwartz–Zippel)")
     return DimensionResult(arch, method, seed, dim, arch.n_params, arch.n_params - dim, pred,
                            orbit, upper, certified, decided, agrees, tuple(records), seconds,
-                           dps, tuple(notes), min_gap)
+                           dps, tuple(notes), min_gap, ambient, defect, miss)
