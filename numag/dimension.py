@@ -5,8 +5,9 @@ Method (paper-notes §1, §6): dim M is the generic rank of the Jacobian of W �
 with N grown until the rank saturates, maximized over random trials.
 * 'exact': rank over a random prime field F_p at a random point (polynomial kinds). It never
   exceeds the generic rank over Q, so it is a certified LOWER bound. Two UPPER bounds: the
-  symmetry orbit (numag.symmetry), #params − rank(orbit tangents), and the dimension of a linear
-  space containing M (numag.formulas.ambient_dimension). When the lower bound meets the smaller
+  symmetry orbit (numag.symmetry), #params − rank(orbit tangents), the dimension of a linear
+  space containing M (numag.formulas.ambient_dimension), and for polynomial networks the
+  recursive bound of numag.formulas.pnn_recursive_bound. When the lower bound meets the smaller
   upper bound, dim M is proved and `certified` is True. Below both, the architecture is
   *defective* (a finding): `defect` = expected − computed; the lower bound stays certified, and
   that the true value is not larger rests on the random points being generic, with the
@@ -26,7 +27,7 @@ from tqdm.auto import tqdm
 
 from .architecture import Architecture
 from .arith import Arithmetic, ModularArithmetic, MpArithmetic, NumpyArithmetic, random_prime
-from .formulas import Prediction, ambient_dimension, predict
+from .formulas import Prediction, ambient_dimension, known_upper_bound, predict
 from .jacobian import SaturatedRank, entry_degree, random_weights, saturated_rank
 from .rank import rank_float, rank_mod_p, rank_mp
 from .symmetry import orbit_tangents
@@ -63,7 +64,8 @@ class DimensionResult:
         symmetry_orbit_dimension: rank of the known symmetries' orbit tangents (computed, exact
             mod p; numag.symmetry).
         ambient_dimension: dimension of a linear space containing M, or None (softmax).
-        upper_bound: min(params − symmetry_orbit_dimension, ambient_dimension), an upper bound
+        upper_bound: min(params − symmetry_orbit_dimension, ambient_dimension, the same for the
+            reduced architecture, the recursive bound of polynomial networks): an upper bound
             on dim M.
         certified: True iff method is 'exact' and the certified lower bound meets upper_bound.
         defect: predicted − computed when the prediction is an 'expected' value (an upper
@@ -140,8 +142,11 @@ def _backend(method: str, rng: np.random.Generator, dps: int, min_gap: float | N
 
 def _upper_bound(arch: Architecture, orbit: int, rng: np.random.Generator) -> int:
     """min(#params − orbit, the same bound for arch.reduced() (same M; paper-notes §3.2),
-    ambient dimension)."""
+    ambient dimension, numag.formulas.known_upper_bound (polynomial networks))."""
     bounds = [arch.n_params - orbit]
+    known = known_upper_bound(arch)
+    if known is not None:
+        bounds.append(known)
     reduced = arch.reduced()
     if reduced != arch:
         bounds.append(reduced.n_params - _orbit_rank(reduced, rng))
@@ -268,8 +273,8 @@ def _result(arch, method, seed, records: Sequence[TrialRecord], orbit, upper, se
     if method == "exact":
         miss = 0.0 if certified else miss_probability(arch, dim, [r.prime for r in records])
     if method == "exact" and not certified:
-        notes.append(f"not certified: exact lower bound {dim} < upper bound {upper} (symmetries "
-                     f"and ambient space); the generic fiber is larger than the known symmetry "
+        notes.append(f"not certified: exact lower bound {dim} < upper bound {upper} (symmetries, "
+                     f"ambient space, recursive bounds); the generic fiber is larger than the known symmetry "
                      f"orbit, or every trial was special (probability ≤ {miss:.1e}, "
                      "Schwartz–Zippel)")
     return DimensionResult(arch, method, seed, dim, arch.n_params, arch.n_params - dim, pred,

@@ -158,6 +158,57 @@ def pnn_expected(widths: tuple[int, ...], r: int, bias: bool = False) -> int:
                pnn_ambient(widths, r, bias))
 
 
+def pnn_recursive_bound(widths: tuple[int, ...], r: int, bias: bool = False) -> int:
+    """An upper bound on dim V of a polynomial network by splitting off a layer [derived;
+    paper-notes §9.2]. B(d_0, d_1) = d_0 d_1 (+ d_1 with biases); for h ≥ 2, B is the least of
+
+    * the ambient dimension d_h·A, A = forms of degree r^{h−1} in d_0 variables (all
+      polynomials of degree ≤ r^{h−1} with biases);
+    * input side: B(d_1, ..., d_h) + d_0 d_1 − d_1 (+ d_1): f = g ∘ σ ∘ W_1, the scaling of each
+      row of W_1 absorbed by g;
+    * output side: B(d_0, ..., d_{h−1}) + k(d_h − 1) (+ d_h), k = d_{h−1}: f = W_h σ(F), the
+      scaling of each F_j absorbed by W_h;
+    * span: the components of f lie in the span S of σ(F_1), ..., σ(F_k) (and the constant 1
+      with biases): k(A − k) + d_h k for k ≤ A (Grassmannian of S, then coordinates), or
+      k(A − 1 − k) + d_h(k + 1) with biases (S contains 1), k ≤ A − 1;
+    * sums of squares (r = 2, h = 2, d_2 = 1): f = Σ_j c_j (w_jᵀx + b_j)² (+ b) is a
+      quadratic form of rank ≤ k in x (in (x, 1) with biases): the symmetric matrices of rank
+      ≤ k, k·n − k(k−1)/2 for k ≤ n = d_0 (+ 1), plus 1 for the output bias. The
+      Alexander–Hirschowitz exception of quadrics (the orthogonal group O(k) acting on the
+      k linear forms).
+    Never above `pnn_expected` (the first three items without the inner ambient caps).
+    """
+    return _pnn_bound(tuple(widths), r, bias)
+
+
+def _single_ambient(d0: int, deg: int, bias: bool) -> int:
+    return comb(d0 + deg, deg) if bias else comb(d0 + deg - 1, deg)
+
+
+def _pnn_bound(w: tuple[int, ...], r: int, bias: bool, _memo: dict = {}) -> int:
+    key = (w, r, bias)
+    if key in _memo:
+        return _memo[key]
+    if len(w) == 2:
+        _memo[key] = w[0] * w[1] + (w[1] if bias else 0)
+        return _memo[key]
+    h, k, dh = len(w) - 1, w[-2], w[-1]
+    A = _single_ambient(w[0], r ** (h - 1), bias)
+    inner = _pnn_bound(w[:-1], r, bias)
+    bounds = [dh * A,
+              _pnn_bound(w[1:], r, bias) + w[0] * w[1] - (0 if bias else w[1]),
+              inner + k * (dh - 1) + (dh if bias else 0)]
+    if not bias and k <= A:
+        bounds.append(k * (A - k) + dh * k)
+    if bias and k <= A - 1:
+        bounds.append(k * (A - 1 - k) + dh * (k + 1))
+    n = w[0] + (1 if bias else 0)
+    if r == 2 and h == 2 and dh == 1 and k <= n:
+        bounds.append(symmetric_rank_variety(k, n) + (1 if bias else 0))
+    _memo[key] = min(bounds)
+    return _memo[key]
+
+
 # --- dispatch ---------------------------------------------------------------------------------
 
 def predict(arch: Architecture) -> Prediction:
@@ -226,6 +277,39 @@ def _predict_attention(arch: Architecture) -> Prediction:
                            "(paper-notes §3.1) does not apply to softmax, whose outputs keep "
                            "full rank; the uncorrected form is used")
     return Prediction(value, source, tuple(caveats), status)
+
+
+def multihead_rank_bound(d: int, d_out: int, heads: int) -> int | None:
+    """Single-layer multi-head attention: Σ_h V_h ⊗ A_h is a (d'd) × d² matrix of rank ≤ H and
+    φ is a linear image of it, so dim M ≤ H(dd' + d² − H) (the rank-≤H matrices) when
+    H < min(dd', d²) [derived; paper-notes §8]. Binding when (d − a)² < H − 1: the heads mix."""
+    return heads * (d * d_out + d * d - heads) if heads < min(d * d_out, d * d) else None
+
+
+def multihead_isotropic_bound(d: int, d_out: int, heads: int) -> int | None:
+    """Single-layer multi-head attention with H < d: for each output row r the symmetric
+    matrices T_r(z) = Σ_h sym(V_h[r]ᵀ (A_h z)ᵀ) vanish on U_r × U_r for every z, U_r = the
+    orthogonal complement of the rows V_h[r] (dim d − H), so dim M ≤ d'·(H(d − H) + d·(d(d+1)/2
+    − (d−H)(d−H+1)/2)) (choice of U_r, then the entries left free) [derived; paper-notes §8].
+    Binding near the ambient space, e.g. (d, d', H) = (3, 1, 2): 17 < 18."""
+    if heads >= d:
+        return None
+    m = d - heads
+    return d_out * (heads * m + d * (d * (d + 1) // 2 - m * (m + 1) // 2))
+
+
+def known_upper_bound(arch: Architecture) -> int | None:
+    """A closed-form upper bound beyond symmetries and the ambient space, or None:
+    `pnn_recursive_bound` for polynomial networks, the rank and isotropic bounds for a
+    single multi-head layer with t ≥ 2."""
+    if arch.kind == "pnn":
+        return pnn_recursive_bound(arch.widths, arch.activation_degree, arch.bias)
+    if arch.kind == "multihead" and arch.depth == 1 and not arch.degenerate:
+        d, d_out = arch.widths
+        bounds = [b for b in (multihead_rank_bound(d, d_out, arch.heads),
+                              multihead_isotropic_bound(d, d_out, arch.heads)) if b is not None]
+        return min(bounds) if bounds else None
+    return None
 
 
 def ambient_dimension(arch: Architecture) -> int | None:
