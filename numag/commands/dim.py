@@ -10,7 +10,8 @@ from .common import (add_architecture_arguments, architecture_from, nonnegative_
                      positive_int, print_json, table)
 
 NAME = "dim"
-HELP = "dimension of the neuromanifold of a self-attention architecture"
+HELP = ("dimension of the neuromanifold of an architecture (attention, multi-head attention, "
+        "polynomial network)")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -44,7 +45,7 @@ def json_result(args: argparse.Namespace) -> dict:
 
 def compute(args: argparse.Namespace) -> DimensionResult:
     arch = architecture_from(args)
-    method = args.method or ("mp" if arch.kind == "softmax" else "exact")
+    method = args.method or ("exact" if arch.polynomial else "mp")
     result = dimension(arch, method=method, seed=args.seed, trials=args.trials,
                        n_inputs=args.inputs, dps=args.digits)
     return replace(result, notes=(*rank_notes(arch), *result.notes))
@@ -54,7 +55,7 @@ def rank_notes(arch: Architecture) -> list[str]:
     """A note per layer whose attention rank a_i exceeds its input width d_{i-1}: the
     architecture is legitimate, but A_i = K_iᵀ Q_i has rank at most d_{i-1}."""
     notes = []
-    for i, (a, d) in enumerate(zip(arch.ranks, arch.widths[:-1]), start=1):
+    for i, (a, d) in enumerate(zip(arch.ranks, arch.widths[:-1]), start=1):   # () for a pnn
         if a > d:
             layer = "" if arch.depth == 1 else f"layer {i}: "
             notes.append(f"{layer}attention rank a = {a} exceeds d = {d}: A = KᵀQ has rank at "
@@ -68,18 +69,27 @@ def render(r: DimensionResult) -> str:
     how = {"exact": f"exact rank over F_{trial.prime}", "mp": f"mpmath SVD, {r.dps} digits",
            "float": "float64 SVD"}[r.method]
     pred = r.predicted
-    verdict = "" if r.agrees_with_prediction is None else (
-        "  ✓ agrees" if r.agrees_with_prediction else "  ✗ DISAGREES")
+    if r.defect is not None:
+        verdict = "  ✓ reaches it" if r.defect == 0 else (
+            f"  DEFECTIVE by {r.defect}" if r.defect > 0 else "  ✗ ABOVE the expected value")
+    else:
+        verdict = "" if r.agrees_with_prediction is None else (
+            "  ✓ agrees" if r.agrees_with_prediction else "  ✗ DISAGREES")
+    label = "expected" if pred.status == "expected" else "predicted"
     margin = "" if trial.gap is None else f", singular-value gap {trial.gap:.3g}"
     rows = [
         ("architecture", str(r.architecture)),
         ("computed dimension", f"{r.dimension}  ({how}{margin})"),
         ("#params", r.params),
         ("generic fiber dimension", r.fiber_dimension),
-        ("predicted", f"{pred.value}  ({pred.source}){verdict}"),
-        ("symmetry upper bound", f"{r.upper_bound}  (#params − orbit dimension "
-                                 f"{r.symmetry_orbit_dimension})"),
-        ("certified", "yes: exact lower bound = symmetry upper bound" if r.certified else "no"),
+        (label, f"{pred.value}  ({pred.source}){verdict}"),
+        ("upper bound", f"{r.upper_bound}  (least of #params − orbit dimension "
+                        f"{r.symmetry_orbit_dimension} = {r.params - r.symmetry_orbit_dimension}"
+                        + (f", ambient {r.ambient_dimension}" if r.ambient_dimension else "")
+                        + ", and the bounds of paper-notes §3.2, §8, §9.2)"),
+        ("certified", "yes: exact lower bound = proved upper bound" if r.certified else
+         "no" + (f" (every trial special: probability ≤ {r.miss_probability:.1e})"
+                 if r.miss_probability else "")),
         ("inputs N", f"{trial.n_inputs}" + (" (rank saturated)" if trial.saturated else "")),
         ("trials", f"{len(r.trials)} (ranks {[t.rank for t in r.trials]})"),
         ("seed", r.seed),

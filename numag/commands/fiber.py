@@ -10,7 +10,8 @@ from .common import (add_architecture_arguments, architecture_from, nonnegative_
                      positive_float, print_json, table)
 
 NAME = "fiber"
-HELP = "irreducible components of the fiber {W : φ_W = φ_W0} (monodromy from W0)"
+HELP = ("irreducible components of the fiber {W : φ_W = φ_W0} (monodromy from W0; lightning "
+        "attention)")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -54,9 +55,14 @@ def compute(args: argparse.Namespace) -> FiberDecomposition:
                 raise ValueError(f"--widths/--ranks {given} contradict the weights file "
                                  f"({arch.widths}, {arch.ranks})")
     else:
-        if not args.widths or not args.ranks:
+        if not args.widths or (not args.ranks and args.arch != "pnn"):
             raise ValueError("give --widths and --ranks, or --weights FILE")
         arch, layers = architecture_from(args), None
+    if arch.kind != "lightning":
+        raise ValueError(f"numag fiber computes lightning attention only: for --arch "
+                         f"{args.arch} the fiber system exists (numag.encode.fiber_system), but "
+                         f"the predicted components and monodromy start points do not (they miss "
+                         f"the components of head or neuron permutations)")
     blackbox = {"auto": None, "yes": True, "no": False}[args.blackbox]
     return fiber(arch, layers, kind=args.point or "generic", seed=args.seed, blackbox=blackbox,
                  timeout=args.timeout)

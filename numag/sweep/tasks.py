@@ -216,7 +216,7 @@ def _parse_command_options(name: str, module: ModuleType, options: dict,
     argv = _argv(parser, options, where)
     try:
         args = parser.parse_args(argv)
-        if getattr(args, "widths", None) is not None and getattr(args, "ranks", None) is not None:
+        if getattr(args, "widths", None) is not None:
             # Architecture errors (ranks vs widths, sizes) are input errors: report them now,
             # not as a failed row after the run.
             from ..commands.common import architecture_from
