@@ -59,8 +59,8 @@ def compute(args: argparse.Namespace) -> FiberDecomposition:
             raise ValueError("give --widths and --ranks, or --weights FILE")
         arch, layers = architecture_from(args), None
     if arch.kind != "lightning":
-        raise ValueError(f"numag fiber computes lightning attention only: for --arch "
-                         f"{args.arch} the fiber system exists (numag.encode.fiber_system), but "
+        raise ValueError(f"numag fiber computes lightning attention only: for {arch.kind} "
+                         f"the fiber system exists (numag.encode.fiber_system), but "
                          f"the predicted components and monodromy start points do not (they miss "
                          f"the components of head or neuron permutations)")
     blackbox = {"auto": None, "yes": True, "no": False}[args.blackbox]
