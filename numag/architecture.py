@@ -2,8 +2,8 @@
 
 Three families, one concept (the `kind`):
 
-* attention, 'lightning' or 'softmax' (paper-notes §1, HMK): layer i has Q_i, K_i ∈ R^{a_i × d_{i-1}}
-  and V_i ∈ R^{d_i × d_{i-1}}; the attention matrix is A_i = K_iᵀ Q_i. A single layer is l = 1
+* attention, 'lightning' or 'softmax' (paper-notes §1, HMK): layer i has Q_i, K_i ∈
+  R^{a_i × d_{i-1}} and V_i ∈ R^{d_i × d_{i-1}}; the attention matrix is A_i = K_iᵀ Q_i. A single layer is l = 1
   with (d, d', a) = (d_0, d_1, a_1).
 * 'multihead' lightning attention (paper-notes §8): layer i has H heads, head h with its own
   Q_{i,h}, K_{i,h} ∈ R^{a_i × d_{i-1}} and V_{i,h} ∈ R^{d_i × d_{i-1}}; the layer's output is the

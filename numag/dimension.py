@@ -274,8 +274,8 @@ def _result(arch, method, seed, records: Sequence[TrialRecord], orbit, upper, se
         miss = 0.0 if certified else miss_probability(arch, dim, [r.prime for r in records])
     if method == "exact" and not certified:
         notes.append(f"not certified: exact lower bound {dim} < upper bound {upper} (symmetries, "
-                     f"ambient space, recursive bounds); the generic fiber is larger than the known symmetry "
-                     f"orbit, or every trial was special (probability ≤ {miss:.1e}, "
+                     f"ambient space, recursive bounds); the generic fiber is larger than the "
+                     f"known symmetry orbit, or every trial was special (probability ≤ {miss:.1e}, "
                      "Schwartz–Zippel)")
     return DimensionResult(arch, method, seed, dim, arch.n_params, arch.n_params - dim, pred,
                            orbit, upper, certified, decided, agrees, tuple(records), seconds,

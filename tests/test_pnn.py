@@ -55,7 +55,7 @@ def coefficient_jacobian_rank(arch: Architecture, seed: int) -> int:
     """Rank over Q of the Jacobian of W ↦ (coefficients of f_W in x) at a random integer W,
     computed with polynomials in x (python-flint) and dual numbers, not with numag.model."""
     rng = np.random.default_rng(seed)
-    w0 = [int(v) for v in rng.integers(-10**6, 10**6, arch.n_params)]   # special with prob. ~deg/10^6
+    w0 = [int(v) for v in rng.integers(-10**6, 10**6, arch.n_params)]   # special: prob. ~deg/10^6
     ctx = flint.fmpq_mpoly_ctx.get(tuple(f"x{i}" for i in range(arch.widths[0])), "lex")
     xs, zero = ctx.gens(), ctx.from_dict({})
     r = arch.activation_degree
@@ -121,8 +121,8 @@ def test_jvp_mod_p_equals_symbolic_derivative(seed):
     rng = np.random.default_rng(seed)
     ops = ModularArithmetic(1_000_003)
     w, x = rng.integers(0, 50, arch.n_params), rng.integers(0, 50, 2)
-    _, dZ = jvp_all(arch, arch.unpack(ops.convert(w.tolist())), ops.convert(x.reshape(1, 2, 1).tolist()),
-                    ops)
+    _, dZ = jvp_all(arch, arch.unpack(ops.convert(w.tolist())),
+                    ops.convert(x.reshape(1, 2, 1).tolist()), ops)
     point = [int(v) for v in w] + [int(v) for v in x]
     for k in range(arch.n_params):
         for o in range(2):
