@@ -30,6 +30,8 @@ from numag.arith import NumpyArithmetic
 from numag.jacobian import jacobian, random_inputs, random_weights
 from numag.model import forward
 
+from dimension import timed     # benchmarks/dimension.py (this folder is sys.path[0])
+
 ARCHS = [Architecture.pnn((4, 6, 6, 6, 1), 2),        # 102 parameters, octics in 4 variables
          Architecture.pnn((5, 8, 6, 1), 2),           # 94 parameters, quartics in 5 variables
          Architecture.pnn((3, 6, 6, 6, 1), 3),        # 96 parameters, degree 27
@@ -64,19 +66,6 @@ def naive_finite_differences(arch: Architecture, seed: int = 0, h: float = 1e-6)
                           - forward(arch, arch.unpack(w - e), X, ops)) / (2 * h)).reshape(-1))
         J = np.array(cols).T
         return int(np.linalg.matrix_rank(J)) if np.all(np.isfinite(J)) else -1
-
-
-def timed(f, repeat_below: float = 1.0):
-    """Run f; best of 3 when it takes less than `repeat_below` seconds (timer noise)."""
-    t = time.perf_counter()
-    out = f()
-    best = time.perf_counter() - t
-    if best < repeat_below:
-        for _ in range(2):
-            t = time.perf_counter()
-            f()
-            best = min(best, time.perf_counter() - t)
-    return out, best
 
 
 def mark(value, truth) -> str:
