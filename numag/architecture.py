@@ -233,16 +233,16 @@ class Architecture:
 
     def reduced(self) -> "Architecture":
         """The attention architecture with the same neuromanifold and no redundant sizes:
-        hidden widths replaced by the running minimum e_i = min(d_0, ..., d_i) and ranks by
-        ã_i = min(a_i, e_{i−1}) (paper-notes §3.2: the tokens of layer i lie in the image of
-        V_{i−1}⋯V_1, of dimension ≤ e_{i−1}). A polynomial network is returned unchanged (its
-        coordinatewise activation does not allow the change of basis).
+        hidden widths replaced by e_i = min(d_i, H·e_{i−1}) (e_0 = d_0; H = 1: the running
+        minimum) and ranks by ã_i = min(a_i, e_{i−1}) (paper-notes §3.2: the tokens of layer i
+        span at most Σ_h V_{i,h}(U_{i−1}), of dimension ≤ e_i). A polynomial network is returned
+        unchanged (its coordinatewise activation does not allow the change of basis).
         """
         if self.kind == "pnn":
             return self
         e = [self.widths[0]]
         for w in self.widths[1:-1]:
-            e.append(min(e[-1], w))
+            e.append(min(w, self.heads * e[-1]))
         ranks = tuple(min(a, d) for a, d in zip(self.ranks, e))
         return Architecture(tuple(e) + (self.widths[-1],), ranks, self.tokens, self.kind,
                             heads=self.heads)

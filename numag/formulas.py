@@ -231,10 +231,11 @@ def _predict_multihead(arch: Architecture) -> Prediction:
                           "expected: min(H · dim M_single, ambient) [paper-notes §8]",
                           status="expected")
     from .symmetry import naive_orbit_count
-    ambient = attention_ambient(arch)
-    return Prediction(min(arch.n_params - naive_orbit_count(arch), ambient),
-                      "expected: #params − (H Σ a_i² + Σ d_i² + H l), capped by the ambient "
-                      "space [paper-notes §8]", status="expected")
+    red = arch.reduced()            # same M (paper-notes §3.2), and the actions are free on it
+    return Prediction(min(red.n_params - naive_orbit_count(red), attention_ambient(arch)),
+                      "expected: #params − (H Σ a_i² + Σ d_i² + H l) of the reduced "
+                      "architecture, capped by the ambient space [paper-notes §8]",
+                      status="expected")
 
 
 def _predict_attention(arch: Architecture) -> Prediction:

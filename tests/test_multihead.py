@@ -107,3 +107,16 @@ def test_deep_multihead_head_mixing_is_a_defect_not_an_error():
     r = dimension(Architecture.multihead((3, 2, 3), (1, 2), 2), seed=1)
     assert (r.dimension, r.predicted.value, r.defect) == (32, 34, 2)
     assert any("DEFECTIVE" in n for n in r.notes) and not any("DISAGREE" in n for n in r.notes)
+
+
+def test_reduced_multihead_keeps_the_span_of_all_heads():
+    """Widths 2 → 3 with two heads: the tokens of layer 1 span Σ_h V_h(R²), up to
+    min(3, 2·2) = 3 dimensions, not the single-head running minimum 2 (paper-notes §3.2). With
+    the single-head reduction the 'upper bound' would be 16, below the true 20 (three
+    backends agree on 20, the numerical ones with their gap rule decided)."""
+    arch = Architecture.multihead((2, 3, 1), (1, 1), 2)
+    assert arch.reduced().widths == (2, 3, 1)
+    assert Architecture.multihead((2, 5, 1), (1, 1), 2).reduced().widths == (2, 4, 1)
+    results = [dimension(arch, method=m, seed=1) for m in ("exact", "mp", "float")]
+    assert [r.dimension for r in results] == [20, 20, 20] and all(r.decided for r in results)
+    assert results[0].dimension <= results[0].upper_bound
