@@ -112,11 +112,12 @@ def test_deep_multihead_head_mixing_is_a_defect_not_an_error():
 def test_reduced_multihead_keeps_the_span_of_all_heads():
     """Widths 2 → 3 with two heads: the tokens of layer 1 span Σ_h V_h(R²), up to
     min(3, 2·2) = 3 dimensions, not the single-head running minimum 2 (paper-notes §3.2). With
-    the single-head reduction the 'upper bound' would be 16, below the true 20 (three
-    backends agree on 20, the numerical ones with their gap rule decided)."""
+    the single-head reduction the 'upper bound' was 16, below the true 21, and it also stopped
+    the growth of N early (20 was reported). Three backends agree on 21 (the numerical ones
+    decided by their gap rule), and 21 is certified by the symmetry bound."""
     arch = Architecture.multihead((2, 3, 1), (1, 1), 2)
     assert arch.reduced().widths == (2, 3, 1)
     assert Architecture.multihead((2, 5, 1), (1, 1), 2).reduced().widths == (2, 4, 1)
     results = [dimension(arch, method=m, seed=1) for m in ("exact", "mp", "float")]
-    assert [r.dimension for r in results] == [20, 20, 20] and all(r.decided for r in results)
-    assert results[0].dimension <= results[0].upper_bound
+    assert [r.dimension for r in results] == [21, 21, 21] and all(r.decided for r in results)
+    assert results[0].certified
