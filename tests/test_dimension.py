@@ -155,3 +155,14 @@ def test_seed_is_recorded_and_reproducible():
 def test_bad_arguments(kwargs):
     with pytest.raises(ValueError):
         dimension(Architecture((3, 2), (1,)), **kwargs)
+
+
+@pytest.mark.parametrize("widths, ranks, tokens", [((3, 3, 3), (1, 2), 2), ((4, 4, 4), (1, 3), 2),
+                                                   ((2, 4, 4), (2, 3), 2), ((3, 3, 3), (2, 2), 1),
+                                                   ((1, 3, 2), (1, 2), 2)])
+def test_rank_one_and_reduced_values_without_the_upper_bound(widths, ranks, tokens):
+    """The saturation loop stops once the rank reaches the proved upper bound, so a wrong bound
+    would hide a larger rank. Here N is fixed and large (no early stop): the exact rank of the
+    full Jacobian still equals the formula of paper-notes §3.1."""
+    r = dimension(Architecture(widths, ranks, tokens), n_inputs=80, trials=2, seed=4)
+    assert r.dimension == deep_general(widths, ranks, tokens)
