@@ -1,11 +1,18 @@
-"""dim M of a self-attention neuromanifold: computed, predicted, bounded and (when possible) proved.
+"""dim M of a neuromanifold: computed, predicted, bounded and (when possible) proved.
 
+Any kind of numag.architecture (attention, multi-head attention, polynomial networks).
 Method (paper-notes §1, §6): dim M is the generic rank of the Jacobian of W ↦ (φ_W(X_n))_n,
 with N grown until the rank saturates, maximized over random trials.
-* 'exact': rank over a random prime field F_p at a random point (lightning only). It never exceeds
-  the generic rank over Q, so it is a certified LOWER bound. The symmetry orbit (S1)–(S3) gives
-  an UPPER bound #params − rank(orbit tangents) (numag.symmetry). When both meet, dim M is proved
-  and `certified` is True.
+* 'exact': rank over a random prime field F_p at a random point (polynomial kinds). It never
+  exceeds the generic rank over Q, so it is a certified LOWER bound. The UPPER bound is the
+  least of: the symmetry orbit's (numag.symmetry), #params − rank(orbit tangents); the same for
+  the reduced architecture (paper-notes §3.2); the dimension of a linear space containing M
+  (numag.formulas.ambient_dimension); and numag.formulas.known_upper_bound (polynomial
+  networks, multi-head layers). When the lower bound meets it, dim M is proved and `certified`
+  is True. Below an 'expected' prediction, the architecture is *defective* (a finding):
+  `defect` = expected − computed; the lower bound stays certified, and that the true value is
+  not larger rests on the random points being generic, with the probability bound of
+  `miss_probability` (Schwartz–Zippel).
 * 'mp': mpmath Jacobian and SVD, rank by numag.rank's rule (tolerance and margin reported).
 * 'float': float64 Jacobian and SVD, rank by the same rule.
 Softmax attention is not polynomial: 'exact' is refused, and the default method is 'mp'.
@@ -22,8 +29,8 @@ import numpy as np
 from . import progress as _progress
 from .architecture import Architecture
 from .arith import Arithmetic, ModularArithmetic, MpArithmetic, NumpyArithmetic, random_prime
-from .formulas import Prediction, predict
-from .jacobian import SaturatedRank, random_weights, saturated_rank
+from .formulas import Prediction, ambient_dimension, known_upper_bound, predict
+from .jacobian import SaturatedRank, entry_degree, random_weights, saturated_rank
 from .rank import RankOptions, json_num, numerical_rank, rank_mod_p
 from .symmetry import orbit_tangents
 
@@ -85,9 +92,10 @@ class DimensionResult:
     predicted : Prediction
         The closed-form prediction and its source (numag.formulas).
     symmetry_orbit_dimension : int
-        Rank of the (S1)–(S3) orbit tangents (computed, exact mod p).
+        Rank of the known symmetries' orbit tangents (computed, exact mod p; numag.symmetry).
     upper_bound : int
-        params − symmetry_orbit_dimension, an upper bound on dim M.
+        min(params − symmetry_orbit_dimension, ambient_dimension, the same for the reduced
+        architecture, numag.formulas.known_upper_bound): an upper bound on dim M.
     certified : bool
         True iff method is 'exact' and the certified lower bound meets upper_bound.
     decided : bool
@@ -100,7 +108,18 @@ class DimensionResult:
     rank_options : RankOptions or None
         Tolerance and margin of the numerical ranks (None for 'exact').
     notes : tuple of str
-        Disagreements, caveats, degenerate t = 1, undecided ranks, ranks a_i > d_{i-1}.
+        Disagreements, defects, caveats, degenerate t = 1, undecided ranks, ranks
+        a_i > d_{i-1}.
+    ambient_dimension : int or None
+        Dimension of a linear space containing M (numag.formulas.ambient_dimension); None for
+        softmax.
+    defect : int or None
+        predicted − computed when the prediction is an 'expected' value (an upper bound; > 0
+        means a defective architecture, a finding), else None.
+    miss_probability : float or None
+        For 'exact', an upper bound on the probability that every trial under-counted the
+        generic rank over F_p (Schwartz–Zippel, see `miss_probability`); 0 when certified;
+        None for numerical methods.
     """
 
     architecture: Architecture
@@ -119,6 +138,9 @@ class DimensionResult:
     seconds: float
     rank_options: RankOptions | None = None
     notes: tuple[str, ...] = ()
+    ambient_dimension: int | None = None
+    defect: int | None = None
+    miss_probability: float | None = None
 
     @property
     def dps(self) -> int | None:
@@ -134,10 +156,14 @@ class DimensionResult:
             "predicted": self.predicted.value,
             "prediction_source": self.predicted.source,
             "prediction_caveats": list(self.predicted.caveats),
+            "prediction_status": self.predicted.status,
             "agrees_with_prediction": self.agrees_with_prediction,
+            "defect": self.defect,
             "symmetry_orbit_dimension": self.symmetry_orbit_dimension,
+            "ambient_dimension": self.ambient_dimension,
             "upper_bound": self.upper_bound,
             "certified": self.certified,
+            "miss_probability": self.miss_probability,
             "decided": self.decided,
             "method": self.method,
             "seed": self.seed,
@@ -156,6 +182,22 @@ def _backend(method: Method, rng: np.random.Generator, options: RankOptions | No
         return ops, (lambda J: rank_mod_p(J, ops.p))
     ops = NumpyArithmetic(np.float64) if options.is_float else MpArithmetic(options.digits)
     return ops, (lambda J: numerical_rank(J, options, quantity="Jacobian rank"))
+
+
+def _upper_bound(arch: Architecture, orbit: int, rng: np.random.Generator) -> int:
+    """min(#params − orbit, the same bound for arch.reduced() (same M; paper-notes §3.2),
+    ambient dimension, numag.formulas.known_upper_bound (polynomial networks, multi-head))."""
+    bounds = [arch.n_params - orbit]
+    known = known_upper_bound(arch)
+    if known is not None:
+        bounds.append(known)
+    reduced = arch.reduced()
+    if reduced != arch:
+        bounds.append(reduced.n_params - _orbit_rank(reduced, rng))
+    ambient = ambient_dimension(arch)
+    if ambient is not None:
+        bounds.append(ambient)
+    return min(bounds)
 
 
 def _orbit_rank(arch: Architecture, rng: np.random.Generator) -> int:
@@ -183,14 +225,15 @@ def dimension(arch: Architecture, method: Method | str | None = None, seed: int 
     Parameters
     ----------
     arch : Architecture
+        Any kind (attention, multi-head attention, polynomial network).
     method : {'exact', 'mp', 'float'}, optional
-        'exact' (F_p, lightning only), 'mp' (mpmath) or 'float' (float64). Default 'exact' for
-        lightning, 'mp' for softmax.
+        'exact' (F_p; every kind but softmax), 'mp' (mpmath) or 'float' (float64). Default
+        'exact' for the polynomial kinds, 'mp' for softmax.
     seed : int
         Seeds every random choice (points, inputs, primes); recorded in the result.
     trials : int, optional
         Number of random points (maximum taken). Default: 3, stopping early once the rank
-        reaches the symmetry upper bound (it cannot exceed it).
+        reaches the upper bound (it cannot exceed it).
     n_inputs : int, optional
         Fixed number N of inputs; default grows N until the rank saturates.
     rank_options : RankOptions, optional
@@ -215,11 +258,14 @@ def dimension(arch: Architecture, method: Method | str | None = None, seed: int 
     >>> r = dimension(Architecture((3, 2), (1,)), seed=0)
     >>> r.dimension, r.params, r.certified          # HMK: 2ad + dd' − a² − 1 = 10
     (10, 12, True)
+    >>> dimension(Architecture.pnn((3, 2, 1))).dimension   # rank-2 quadrics: a hypersurface
+    5
 
     References
     ----------
     Henry, Marchetti, Kohn, Geometry of Lightning Self-Attention (arXiv 2408.17221), single-layer
-    and deep dimension theorems; paper-notes §1, §3, §6.
+    and deep dimension theorems; paper-notes §1, §3, §6; multi-head attention and polynomial
+    networks: paper-notes §8, §9.
     """
     method = _method(arch, method, rank_options)
     if trials is not None and trials < 1:
@@ -229,7 +275,7 @@ def dimension(arch: Architecture, method: Method | str | None = None, seed: int 
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
     orbit = _orbit_rank(arch, rng)
-    upper = arch.n_params - orbit
+    upper = _upper_bound(arch, orbit, rng)
     max_trials = trials or 3
     records: list[TrialRecord] = []
     bar = _progress.bar(total=max_trials, progress=progress, desc=f"dim {arch.spec()}",
@@ -245,17 +291,17 @@ def dimension(arch: Architecture, method: Method | str | None = None, seed: int 
             break
     bar.close()
     return _result(arch, method, seed, records, orbit, upper, time.perf_counter() - start,
-                   rank_options if method.is_numerical else None)
+                   rank_options if method.is_numerical else None, ambient_dimension(arch))
 
 
 def _method(arch: Architecture, method, rank_options: RankOptions | None) -> Method:
     if method is None:
-        method = Method.MP if arch.kind == "softmax" else Method.EXACT
+        method = Method.EXACT if arch.polynomial else Method.MP
     try:
         method = Method(method)
     except ValueError:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}") from None
-    if method is Method.EXACT and arch.kind == "softmax":
+    if method is Method.EXACT and not arch.polynomial:
         raise ValueError("softmax attention is not polynomial, so there is no exact rank over a "
                          "prime field; use method 'mp' (high-precision SVD) or 'float'")
     if rank_options is not None and (method is Method.EXACT or
@@ -279,7 +325,7 @@ def rank_notes(arch: Architecture) -> list[str]:
     """A note per layer whose attention rank a_i exceeds its input width d_{i-1}: the
     architecture is legitimate, but A_i = K_iᵀ Q_i has rank at most d_{i-1}."""
     notes = []
-    for i, (a, d) in enumerate(zip(arch.ranks, arch.widths[:-1]), start=1):
+    for i, (a, d) in enumerate(zip(arch.ranks, arch.widths[:-1]), start=1):   # () for a pnn
         if a > d:
             layer = "" if arch.depth == 1 else f"layer {i}: "
             notes.append(f"{layer}attention rank a = {a} exceeds d = {d}: A = KᵀQ has rank at "
@@ -287,8 +333,42 @@ def rank_notes(arch: Architecture) -> list[str]:
     return notes
 
 
+def miss_probability(arch: Architecture, rank: int, primes: Sequence[int]) -> float:
+    """Probability bound that every trial saw rank ≤ `rank` although the generic rank over F_p
+    is larger.
+
+    A nonzero (rank+1)-minor of the (compressed) Jacobian is a polynomial of degree ≤ (rank+1)·D
+    in the random weights, inputs and compression coefficients (D =
+    numag.jacobian.entry_degree), so it vanishes at a uniform random point of F_p with
+    probability ≤ (rank+1)·D/p (Schwartz–Zippel); independent trials multiply. It assumes p is
+    not one of the finitely many primes at which the generic rank drops below the one over Q.
+
+    Parameters
+    ----------
+    arch : Architecture
+        A polynomial kind.
+    rank : int
+        The largest rank the trials saw.
+    primes : sequence of int
+        The prime of each trial.
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
+    References
+    ----------
+    Schwartz–Zippel lemma; paper-notes §6.
+    """
+    out = 1.0
+    for p in primes:
+        out *= min(1.0, (rank + 1) * entry_degree(arch) / p)
+    return out
+
+
 def _result(arch, method: Method, seed, records: Sequence[TrialRecord], orbit, upper, seconds,
-            rank_options: RankOptions | None) -> DimensionResult:
+            rank_options: RankOptions | None, ambient: int | None) -> DimensionResult:
     best = max(records, key=lambda r: r.rank)
     dim = best.rank
     pred = predict(arch)
@@ -299,22 +379,30 @@ def _result(arch, method: Method, seed, records: Sequence[TrialRecord], orbit, u
     if not decided:
         notes.append(f"UNDECIDED: a numerical rank had a singular value within the margin "
                      f"{rank_options.min_margin:g} of the tolerance {rank_options.tolerance:.0e}"
-                     f"; decide it exactly (option 'method': exact, lightning only) or with "
+                     f"; decide it exactly (option 'method': exact, not for softmax) or with "
                      f"more digits (option 'digits')")
     if dim > upper:
-        notes.append(f"computed rank {dim} exceeds the symmetry upper bound {upper}: "
+        notes.append(f"computed rank {dim} exceeds the upper bound {upper}: "
                      "a numerical rank error")
     if not best.saturated and dim < upper:
         notes.append(f"the rank was not shown to saturate in the number of inputs "
                      f"(N = {best.n_inputs}); too few inputs under-count")
     agrees = None if pred.value is None else dim == pred.value
-    if agrees is False:
+    defect = pred.value - dim if pred.status == "expected" and pred.value is not None else None
+    if defect is not None and defect > 0:
+        notes.append(f"DEFECTIVE: computed {dim} < expected {pred.value} (defect {defect}): a "
+                     f"finding about this architecture, not an error")
+    elif agrees is False:
         notes.append(f"DISAGREEMENT: computed {dim} vs predicted {pred.value} ({pred.source})")
     certified = method is Method.EXACT and dim == upper
+    miss = None
+    if method is Method.EXACT:
+        miss = 0.0 if certified else miss_probability(arch, dim, [r.prime for r in records])
     if method is Method.EXACT and not certified:
-        notes.append(f"not certified: exact lower bound {dim} < symmetry upper bound {upper}; "
-                     "the generic fiber is larger than the known symmetry orbit, or more trials "
-                     "are needed")
+        notes.append(f"not certified: exact lower bound {dim} < upper bound {upper} (symmetries, "
+                     f"ambient space, recursive bounds); the generic fiber is larger than the "
+                     f"known symmetry orbit, or every trial was special (probability ≤ {miss:.1e}, "
+                     "Schwartz–Zippel)")
     return DimensionResult(arch, method, seed, dim, arch.n_params, arch.n_params - dim, pred,
                            orbit, upper, certified, decided, agrees, tuple(records), seconds,
-                           rank_options, tuple(notes))
+                           rank_options, tuple(notes), ambient, defect, miss)

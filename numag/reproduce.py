@@ -21,7 +21,7 @@ from .study import StudyContext, StudyDocument, md_table
 
 STUDIES = ("single_layer_dimension", "deep_dimension", "normalized_conjecture",
            "overparametrization", "figure1_slice", "fibers", "singular_boundary",
-           "training_dynamics")
+           "training_dynamics", "multihead_dimension", "polynomial_networks")
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ import pytest
 
 from numag import Architecture, dimension
 from numag.arith import NumpyArithmetic
-from numag.formulas import deep_equal_width, single_layer, single_layer_one_token
+from numag.formulas import (deep_equal_width, deep_general, deep_general_uncorrected,
+                            single_layer, single_layer_one_token)
 from numag.jacobian import jacobian, random_inputs, random_weights
 from numag.rank import RankOptions, numerical_rank
 
@@ -48,23 +49,39 @@ def test_benchmark_orientation_value_depth_three():
     assert dimension(Architecture((8,) * 4, (2,) * 3)).dimension == 145
 
 
-def test_rank_one_caveat_is_reported_not_hidden():
-    """widths [3,3,3], ranks [1,2]: 18, not the formula's 20 [derived; paper-notes §3]."""
-    r = dimension(Architecture((3, 3, 3), (1, 2)), seed=0)
-    assert r.dimension == 18 and r.predicted.value == 20
-    assert r.agrees_with_prediction is False and not r.certified
-    assert any("DISAGREEMENT" in n for n in r.notes)
-    assert any("rank 1" in c for c in r.predicted.caveats)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_rank_one_theorem_example(seed):
+    """widths 3,3,3, ranks 1,2 [derived; paper-notes §3.1], by hand: layer 1 gives
+    2·1·3 + 9 − 1 = 14; layer 2 sees only S_2 (rank ≤ r = min(4, 3) = 3): 3·3 − 3 + 9 = 15;
+    14 + 15 − 3² − 2 = 18. The uncorrected running-minimum form says 20. Certified: the split
+    orthogonal symmetry O(2, 2) of layer 2 makes the upper bound 18 as well."""
+    r = dimension(Architecture((3, 3, 3), (1, 2)), seed=seed)
+    assert r.dimension == 18 == r.predicted.value and r.certified
+    assert deep_general_uncorrected((3, 3, 3), (1, 2)) == 20
+
+
+@pytest.mark.parametrize("widths, ranks, tokens, by_hand", [
+    # (4,4,4)/(1,3): 2·4 − 1 + 16 = 23; r = 4: 16 − 6 + 16 = 26; 23 + 26 − 16 − 2 = 31
+    ((4, 4, 4), (1, 3), 2, 31),
+    # (3,3,3,3)/(2,1,2): 12 − 4 + 9 = 17, 6 − 1 + 9 = 14, r = 3: 9 − 3 + 9 = 15; 46 − 18 − 3 = 25
+    ((3, 3, 3, 3), (2, 1, 2), 2, 25),
+    # t = 1, every layer symmetric: (3,3,3)/(2,2): r = 3 twice: 15 + 15 − 9 − 2 = 19
+    ((3, 3, 3), (2, 2), 1, 19),
+])
+def test_rank_one_theorem_values_by_hand(widths, ranks, tokens, by_hand):
+    r = dimension(Architecture(widths, ranks, tokens), seed=3)
+    assert r.dimension == by_hand and r.certified
+    assert deep_general(widths, ranks, tokens) == by_hand
 
 
 @pytest.mark.parametrize("widths, ranks", [((4, 3, 2), (2, 2)), ((5, 3, 3, 2), (2, 1, 2)),
-                                           ((3, 2, 3), (2, 2)), ((4, 2, 4), (1, 2))])
+                                           ((3, 2, 3), (2, 2)), ((4, 2, 4), (1, 2)),
+                                           ((2, 4, 4), (2, 3)), ((1, 3, 2), (1, 2))])
 def test_general_widths_running_minimum_form(widths, ranks):
+    """Expanding widths after a narrow layer ((2,4,4), (1,3,2)) are certified through the
+    reduced architecture (paper-notes §3.2)."""
     r = dimension(Architecture(widths, ranks), seed=2)
-    caveat = any(a == 1 for a in ranks[:-1])
-    assert r.dimension <= r.upper_bound
-    if not caveat:
-        assert r.agrees_with_prediction, (r.dimension, r.predicted)
+    assert r.agrees_with_prediction and r.certified, (r.dimension, r.predicted, r.upper_bound)
 
 
 # --- softmax (HMK §4, Figure 3) -----------------------------------------------------------------
@@ -141,3 +158,14 @@ def test_seed_is_recorded_and_reproducible():
 def test_bad_arguments(kwargs):
     with pytest.raises(ValueError):
         dimension(Architecture((3, 2), (1,)), **kwargs)
+
+
+@pytest.mark.parametrize("widths, ranks, tokens", [((3, 3, 3), (1, 2), 2), ((4, 4, 4), (1, 3), 2),
+                                                   ((2, 4, 4), (2, 3), 2), ((3, 3, 3), (2, 2), 1),
+                                                   ((1, 3, 2), (1, 2), 2)])
+def test_rank_one_and_reduced_values_without_the_upper_bound(widths, ranks, tokens):
+    """The saturation loop stops once the rank reaches the proved upper bound, so a wrong bound
+    would hide a larger rank. Here N is fixed and large (no early stop): the exact rank of the
+    full Jacobian still equals the formula of paper-notes §3.1."""
+    r = dimension(Architecture(widths, ranks, tokens), n_inputs=80, trials=2, seed=4)
+    assert r.dimension == deep_general(widths, ranks, tokens)

@@ -48,7 +48,7 @@ def test_malformed_grid_is_a_clear_value_error(grid, needle):
     ({"task": "dimension", "widths": [3, 2], "ranks": [1]}, "unknown task 'dimension'"),
     ({"widths": [3, 2], "ranks": [1]}, "missing \"task\""),
     ({"task": "dim", "ranks": [1]}, "missing option(s) 'widths'"),
-    ({"task": "dim", "widths": [3, 2]}, "missing option(s) 'ranks'"),
+    ({"task": "dim", "widths": [3, 2]}, "needs option 'ranks'"),   # optional for arch pnn
     ({"task": "dim", "widths": [3, 2], "ranks": [1], "widht": 3}, "unknown option 'widht'"),
     ({"task": "dim", "widths": [3, 2], "ranks": [1, 1]}, "ranks"),
     ({"task": "dim", "widths": [3, 0], "ranks": [1]}, "positive"),
@@ -70,7 +70,8 @@ def test_dim_options_are_the_commands_with_its_defaults():
     spec = normalize({"task": "dim", "widths": [3, 2], "ranks": [1]})
     assert spec.options == {"widths": [3, 2], "ranks": [1], "tokens": 2, "softmax": False,
                             "method": None, "seed": 0, "trials": None, "inputs": None,
-                            "digits": 50}
+                            "digits": 50, "arch": "attention", "heads": None,
+                            "activation_degree": None, "bias": False}
     assert spec.seed == 0 and spec.version == numag.__version__ and spec.unavailable is None
 
 

@@ -88,10 +88,15 @@ def add_option(p: argparse.ArgumentParser, cls: type, name: str, *flags: str,
 
 
 def add_architecture_options(p: argparse.ArgumentParser, cls: type) -> None:
-    """--widths, --ranks, --tokens of a job whose options describe an architecture."""
+    """--arch, --widths, --ranks, --tokens, --heads, --activation-degree, --bias of a job whose
+    options describe an architecture (numag.jobs.architecture)."""
+    add_option(p, cls, "arch")
     add_option(p, cls, "widths", metavar="D0,D1,...")
     add_option(p, cls, "ranks", metavar="A1,...")
     add_option(p, cls, "tokens", metavar="T")
+    add_option(p, cls, "heads", metavar="H")
+    add_option(p, cls, "activation_degree", metavar="R")
+    add_option(p, cls, "bias")
 
 
 def options_from_args(cls: type, args: argparse.Namespace) -> Any:

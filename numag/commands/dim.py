@@ -9,15 +9,16 @@ from .common import (add_architecture_options, add_option, cli_text, options_fro
                      print_json, table)
 
 NAME = "dim"
-HELP = "dimension of a self-attention neuromanifold (computed, predicted, certified)"
+HELP = ("dimension of the neuromanifold of an architecture (attention, multi-head attention, "
+        "polynomial network)")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_architecture_options(p, DimOptions)
     add_option(p, DimOptions, "softmax")
     add_option(p, DimOptions, "method", help="exact: rank over a random prime field, certified "
-               "lower bound (lightning only); mp: mpmath SVD; float: float64 SVD (default: "
-               "exact for lightning, mp for softmax)")
+               "lower bound (every kind but softmax); mp: mpmath SVD; float: float64 SVD "
+               "(default: exact, mp for softmax)")
     add_option(p, DimOptions, "seed")
     add_option(p, DimOptions, "trials", metavar="K",
                help="random points, maximum taken (default up to 3, stopping at the bound)")
@@ -38,8 +39,13 @@ def render(r: DimensionResult) -> str:
     how = {"exact": f"exact rank over F_{trial.prime}", "mp": f"mpmath SVD, {r.dps} digits",
            "float": "float64 SVD"}[r.method]
     pred = r.predicted
-    verdict = "" if r.agrees_with_prediction is None else (
-        "  ✓ agrees" if r.agrees_with_prediction else "  ✗ DISAGREES")
+    if r.defect is not None:
+        verdict = "  ✓ reaches it" if r.defect == 0 else (
+            f"  DEFECTIVE by {r.defect}" if r.defect > 0 else "  ✗ ABOVE the expected value")
+    else:
+        verdict = "" if r.agrees_with_prediction is None else (
+            "  ✓ agrees" if r.agrees_with_prediction else "  ✗ DISAGREES")
+    label = "expected" if pred.status == "expected" else "predicted"
     margin = "" if trial.margin is None else (
         f", margin {trial.margin:.3g} at tolerance {r.rank_options.tolerance:.0e}")
     rows = [
@@ -47,10 +53,14 @@ def render(r: DimensionResult) -> str:
         ("computed dimension", f"{r.dimension}  ({how}{margin})"),
         ("#params", r.params),
         ("generic fiber dimension", r.fiber_dimension),
-        ("predicted", f"{pred.value}  ({pred.source}){verdict}"),
-        ("symmetry upper bound", f"{r.upper_bound}  (#params − orbit dimension "
-                                 f"{r.symmetry_orbit_dimension})"),
-        ("certified", "yes: exact lower bound = symmetry upper bound" if r.certified else "no"),
+        (label, f"{pred.value}  ({pred.source}){verdict}"),
+        ("upper bound", f"{r.upper_bound}  (least of #params − orbit dimension "
+                        f"{r.symmetry_orbit_dimension} = {r.params - r.symmetry_orbit_dimension}"
+                        + (f", ambient {r.ambient_dimension}" if r.ambient_dimension else "")
+                        + ", and the bounds of paper-notes §3.2, §8, §9.2)"),
+        ("certified", "yes: exact lower bound = proved upper bound" if r.certified else
+         "no" + (f" (every trial special: probability ≤ {r.miss_probability:.1e})"
+                 if r.miss_probability else "")),
         ("inputs N", f"{trial.n_inputs}" + (" (rank saturated)" if trial.saturated else "")),
         ("trials", f"{len(r.trials)} (ranks {[t.rank for t in r.trials]})"),
         ("seed", r.seed),

@@ -8,7 +8,8 @@ from ..jobs.fiber import FiberOptions, run_fiber
 from .common import add_architecture_options, add_option, options_from_args, print_json, table
 
 NAME = "fiber"
-HELP = "irreducible components of the fiber {W : φ_W = φ_W0} (monodromy from W0)"
+HELP = ("irreducible components of the fiber {W : φ_W = φ_W0} (monodromy from W0; lightning "
+        "attention)")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

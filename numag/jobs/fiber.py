@@ -9,6 +9,8 @@ from ..fibers import FiberDecomposition, fiber
 from ..io import load_weights
 from ..options import Bound, OptionError, option, validate
 from ..points import PointKind
+from .architecture import (Family, activation_degree_option, architecture_of, bias_option,
+                           check_family_options, family_option, heads_option)
 
 
 class Blackbox(enum.StrEnum):
@@ -29,12 +31,15 @@ class FiberOptions:
     """Options of the `fiber` job (the flags of `numag fiber`, the keys of a sweep's fiber task).
 
     Either widths and ranks (W0 = a sample point of kind `point`) or `weights`, a weights file
-    (format: README) whose widths and ranks define the architecture.
+    (format: README) whose widths and ranks define the architecture. Lightning attention only:
+    the architecture options of the other families (numag.jobs.architecture) are declared so
+    that the command line and the sweep refuse them with the reason.
 
     Raises
     ------
     OptionError
-        A bad value, `point` together with `weights`, or neither widths and ranks nor weights.
+        A bad value, `point` together with `weights`, neither widths and ranks nor weights, or
+        `arch` other than attention.
 
     Examples
     --------
@@ -55,9 +60,20 @@ class FiberOptions:
     blackbox: Blackbox = option(Blackbox.AUTO, help="also run PHCpack's blackbox decomposition")
     timeout: float | None = option(None, bound=Bound(0, strict=True),
                                    help="monodromy budget per start point, seconds")
+    arch: Family = family_option()
+    heads: int | None = heads_option()
+    activation_degree: int | None = activation_degree_option()
+    bias: bool = bias_option()
 
     def __post_init__(self) -> None:
         validate(self)
+        if self.arch is not Family.ATTENTION:
+            raise OptionError(f"fibers are computed for lightning attention only, not for "
+                              f"{{arch}} {self.arch}: its fiber system exists "
+                              f"(numag.encode.fiber_system), but the predicted components and "
+                              f"monodromy start points do not (they miss the components of head "
+                              f"or neuron permutations)", "arch")
+        check_family_options(self)
         if self.weights is not None:
             if self.point is not None:
                 raise OptionError("{point} chooses a sample point; {weights} gives W0 itself: "
@@ -70,7 +86,7 @@ class FiberOptions:
 
     def architecture(self) -> Architecture:
         """The architecture of widths and ranks (lightning: fibers are polynomial)."""
-        return Architecture(self.widths, self.ranks, self.tokens, "lightning")
+        return architecture_of(self)
 
 
 def run_fiber(options: FiberOptions, progress: bool | None = None) -> FiberDecomposition:
