@@ -29,7 +29,7 @@ import numpy as np
 from . import progress as _progress
 from .architecture import Architecture
 from .arith import Arithmetic, ModularArithmetic, MpArithmetic, NumpyArithmetic, random_prime
-from .formulas import Prediction, ambient_dimension, known_upper_bound, predict
+from .formulas import Prediction, PredictionStatus, ambient_dimension, known_upper_bound, predict
 from .jacobian import SaturatedRank, entry_degree, random_weights, saturated_rank
 from .rank import RankOptions, json_num, numerical_rank, rank_mod_p
 from .symmetry import orbit_tangents
@@ -388,7 +388,8 @@ def _result(arch, method: Method, seed, records: Sequence[TrialRecord], orbit, u
         notes.append(f"the rank was not shown to saturate in the number of inputs "
                      f"(N = {best.n_inputs}); too few inputs under-count")
     agrees = None if pred.value is None else dim == pred.value
-    defect = pred.value - dim if pred.status == "expected" and pred.value is not None else None
+    expected = pred.status is PredictionStatus.EXPECTED
+    defect = pred.value - dim if expected and pred.value is not None else None
     if defect is not None and defect > 0:
         notes.append(f"DEFECTIVE: computed {dim} < expected {pred.value} (defect {defect}): a "
                      f"finding about this architecture, not an error")

@@ -13,22 +13,36 @@ computed < expected is a *defective* architecture, a finding, not an error).
 """
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from math import comb
 
 from .architecture import Architecture
 
-STATUSES = ("theorem", "derived", "expected")
+
+class PredictionStatus(enum.StrEnum):
+    """The strength of a prediction (module docstring)."""
+
+    THEOREM = "theorem"          # proved in the source
+    DERIVED = "derived"          # proved in paper-notes, checked by computation
+    EXPECTED = "expected"        # an upper bound; computed < expected: a defective architecture
+
+
+STATUSES = tuple(s.value for s in PredictionStatus)
 
 
 @dataclass(frozen=True)
 class Prediction:
-    """A predicted dimension (None when no formula applies), its source, strength and caveats."""
+    """A predicted dimension (None when no formula applies), its source, strength
+    (PredictionStatus) and caveats."""
 
     value: int | None
     source: str
     caveats: tuple[str, ...] = ()
-    status: str = "theorem"
+    status: PredictionStatus = PredictionStatus.THEOREM
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", PredictionStatus(self.status))
 
     def to_json(self) -> dict:
         return {"value": self.value, "source": self.source, "status": self.status,

@@ -126,3 +126,31 @@ def test_sweep_and_jobs_do_not_import_the_command_line(folder):
         mods = imported_modules(path)
         assert "argparse" not in mods, path
         assert not any("commands" in m or m.endswith("cli") for m in mods), (path, mods)
+
+
+def test_architecture_options_are_one_declaration_for_dim_fiber_cli_and_sweep(tmp_path,
+                                                                             capsys):
+    """arch, heads, activation_degree, bias (issue 14) go through the seam like every option:
+    the same field declaration in DimOptions and FiberOptions, the same result from the library,
+    the CLI and the sweep. (3, 2, 1) with r = 2: ternary quadrics of rank ≤ 2, a hypersurface in
+    the 6-dimensional space of quadrics, so dim 5 (paper-notes §9.3)."""
+    names = ("arch", "heads", "activation_degree", "bias")
+    dim_fields, fiber_fields = DimOptions.__dataclass_fields__, FiberOptions.__dataclass_fields__
+    for n in names:
+        assert dim_fields[n].default == fiber_fields[n].default
+        assert dim_fields[n].metadata == fiber_fields[n].metadata
+    library = run_dim(DimOptions(widths=(3, 2, 1), arch="pnn")).to_json()
+    assert (library["dimension"], library["defect"], library["certified"]) == (5, 1, True)
+    assert main(["dim", "--arch", "pnn", "--widths", "3,2,1", "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    rec, = run_tasks([{"task": "dim", "arch": "pnn", "widths": [3, 2, 1]}], tmp_path / "s.db",
+                     workers=0)
+    for other in (cli, rec.result):
+        assert without_seconds(other) == without_seconds(library)
+    # misplaced or refused architecture options: named by option, in the library and the sweep
+    with pytest.raises(OptionError, match=r"option 'heads' is an option of option 'arch' "
+                                          r"multihead"):
+        DimOptions(widths=(3, 2), ranks=(1,), heads=2)
+    with pytest.raises(ValueError, match="lightning attention only"):
+        normalize({"task": "fiber", "arch": "multihead", "widths": [2, 2], "ranks": [1],
+                   "heads": 2})
