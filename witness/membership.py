@@ -2,8 +2,8 @@
 decomposition using projections from points on the components").
 
 A point x with F(x) = 0 lies on the pure-dimensional set Z of a witness set W iff x is one of
-the points of Z on a generic slice through x: move W's slice to a random slice through x and
-compare the endpoints with x. The paths run with the endgame on, so a query point at a singular
+the points of Z on a generic slice through x: translate W's slice A y = b to A y = A x (W's
+random A makes it a generic slice through x) and compare the endpoints with x. The paths run with the endgame on, so a query point at a singular
 point of Z (where several witness paths converge) is reached as a singular endpoint, not lost.
 Same / different / undecided is the engine's one point rule (``witness.distinct``); a point
 whose backward error is between ``residual_tol`` and ``residual_reject`` is undecided.
@@ -19,7 +19,7 @@ from . import distinct
 from .homotopy import slice_move
 from .options import Options, resolve
 from .tracking import PathStatus, random_gamma, track
-from .witness_set import WitnessSet, _rng, random_complex
+from .witness_set import WitnessSet, _rng
 
 
 @dataclass(frozen=True)
@@ -131,11 +131,12 @@ def membership_many(points, W: WitnessSet, *, seed=None, accuracy=None,
 
 def _track(P, res, eq, W: WitnessSet, rng, opt: Options) -> list[MembershipResult]:
     q, deg, n = len(P), W.degree, W.system.n_vars
-    A = random_complex(rng, q, W.dim, n)
-    b = np.einsum("qkn,qn->qk", A, P)
+    # the slice parallel to W's through each point: a translation (witness.monodromy says why);
+    # W's A was drawn independently of the points, so it is a generic slice through each
+    b = P @ W.slice_A.T
     group = np.repeat(np.arange(q), deg)
-    H = slice_move(W.square, W.slice_A, W.slice_b, A[group], b[group], random_gamma(rng),
-                   q * deg)
+    A1 = np.broadcast_to(W.slice_A, (q * deg,) + W.slice_A.shape)
+    H = slice_move(W.square, W.slice_A, W.slice_b, A1, b[group], random_gamma(rng), q * deg)
     tr = track(H, np.tile(W.points, (q, 1)), opt, groups=group, endgame=True, rng=rng)
     finite = np.isin(tr.status, (PathStatus.REGULAR, PathStatus.SINGULAR)) & tr.on_original
     lost = ~finite & (tr.status != PathStatus.AT_INFINITY)

@@ -8,8 +8,10 @@ Three values of t (0, t1, t2) decide linearity; the residual is the relative dev
     |s(t2) - s(0) - (t2 / t1) (s(t1) - s(0))| / sum_{i, t} |x_i(t)|,    s(t) = sum_i x_i(t).
 
 One pencil is not enough (a proper subset can be nearly affine on one pencil: measured down to
-1.9e-16), so the test uses ``TraceOptions.pencils`` = 2 pencils on independent random slices
-(``TraceOptions`` holds the tolerances and the measurements behind them).
+1.9e-16), so the test uses ``TraceOptions.pencils`` = 2 pencils, the second on an independent
+random slice parallel to the witness slice (reached by a translation: translations never pass
+near infinity, see ``witness.monodromy``); ``TraceOptions`` holds the tolerances and the
+measurements behind them.
 
 ``Pencil`` is the one implementation of a pencil: it caches the values of every point (by
 index), so monodromy can test growing point sets without tracking a point twice; the paths of a
@@ -121,9 +123,9 @@ class Pencil:
         W, rng, n = self.W, self.rng, self.W.system.n_vars
         if self.base:
             self.A, self.b, self.reach_gamma = W.slice_A, W.slice_b, None
-        else:
-            from .witness_set import random_slice
-            self.A, self.b = random_slice(rng, W.dim, n)
+        else:                      # a random parallel slice, reached by a translation
+            from .witness_set import random_translation
+            self.A, self.b = W.slice_A, random_translation(rng, W.dim)
             self.reach_gamma = random_gamma(rng)
         self.v, self.ts = random_pencil(rng, W.dim)
         self.gammas = (random_gamma(rng), random_gamma(rng))
@@ -202,22 +204,26 @@ def slice_tracker(W, method: str = "numpy", options: Options | None = None,
 
 
 def test_groups(pencils, X, err, groups, track: Tracker, options: Options | None = None,
-                max_draws: int = 3) -> list[TraceTestResult]:
+                max_redraws: int = 2) -> list[TraceTestResult]:
     """Trace test of each group (list of point indices) on the pencils in order: the next
     pencil only when the previous passes; a pencil with failed paths on a group is redrawn (at
-    most max_draws draws per pencil); failed paths leave the verdict undecided."""
+    most max_redraws times in this call; a later call may redraw again); failed paths leave the
+    verdict undecided."""
     out = []
+    tol = resolve(options).trace.tol
     for g in groups:
         c = np.asarray(g, int)
         residuals, failed = [], 0
         for pen in pencils:
             pen.compute(X, err, c, track)
-            if pen.failed(c) and pen.draws < max_draws:
+            for _ in range(max_redraws):
+                if not pen.failed(c):
+                    break
                 pen.draw(len(X))
                 pen.compute(X, err, c, track)
             residuals.append(pen.residual(c))
             failed += pen.failed(c)
-            if failed or not residuals[-1] < resolve(options).trace.tol:
+            if failed or not residuals[-1] < tol:
                 break
         out.append(trace_verdict(residuals, failed, options))
     return out

@@ -41,6 +41,12 @@ def random_slice(rng: np.random.Generator, k: int, n: int, through=None):
     return A, b
 
 
+def random_translation(rng: np.random.Generator, k: int) -> np.ndarray:
+    """Right-hand side b (k,) of a random slice parallel to a given one (A x = b): complex
+    normal entries. The engine moves witness sets by translations (``witness.monodromy``)."""
+    return random_complex(rng, k)
+
+
 def square_part(F: PolynomialSystem, dim: int, rng: np.random.Generator) -> PolynomialSystem:
     """F if it has n - dim equations, else n - dim random complex combinations of F with its
     equations first scaled to unit coefficient 2-norm (row equilibration).
@@ -141,13 +147,12 @@ def move_slice(W: WitnessSet, A1, b1, *, seed=None, method: str = "numpy",
 
 
 def sample(W: WitnessSet, count: int = 1, *, seed=None) -> np.ndarray:
-    """``count`` x degree points of the set on fresh random slices: complex128
-    (count * degree, n) (only endpoints that tracked successfully)."""
+    """``count`` x degree points of the set on fresh random slices parallel to W's (random
+    translations): complex128 (count * degree, n) (only endpoints that tracked successfully)."""
     rng = _rng(seed)
     out = []
     for _ in range(count):
-        A, b = random_slice(rng, W.dim, W.system.n_vars)
-        moved, _ = move_slice(W, A, b, seed=rng)
+        moved, _ = move_slice(W, W.slice_A, random_translation(rng, W.dim), seed=rng)
         out.append(moved.points)
     return np.concatenate(out) if out else np.zeros((0, W.system.n_vars), complex)
 
