@@ -41,8 +41,8 @@ class _Traced(Arithmetic):
         return np.zeros(shape, dtype=object)
 
 
-def fiber_program(fs: FiberSystem, rank: int, seed: int = 0, max_samples: int = 400
-                  ) -> ProgramSystem:
+def fiber_program(fs: FiberSystem, rank: int, seed: int = 0, max_samples: int = 400,
+                  at=None) -> ProgramSystem:
     """The fiber of ``fs`` as a program at the fewest sample inputs whose Jacobian at W0 has
     rank ``rank`` (the exact rank of the coefficient system's Jacobian there); checked on
     fs.system.
@@ -50,9 +50,10 @@ def fiber_program(fs: FiberSystem, rank: int, seed: int = 0, max_samples: int = 
     Parameters
     ----------
     fs : FiberSystem (numag.encode)
-    rank : int, n_params − the local fiber dimension at W0
+    rank : int, n_params − the local fiber dimension at the point ``at``
     seed : sample inputs (complex normal, each scaled to unit Frobenius norm)
     max_samples : give up above this many samples
+    at : the point (n_params,) where the rank is checked (default W0)
 
     Raises
     ------
@@ -62,6 +63,7 @@ def fiber_program(fs: FiberSystem, rank: int, seed: int = 0, max_samples: int = 
     arch = fs.architecture
     w0 = np.array([complex(v) for v in fs.base_point])
     layers0 = arch.unpack(w0)
+    where = w0 if at is None else np.array([complex(v) for v in at])
     per_sample = arch.widths[-1] * arch.tokens
     rng = np.random.default_rng(seed)
     N = max(1, math.ceil(rank / per_sample))
@@ -78,9 +80,9 @@ def fiber_program(fs: FiberSystem, rank: int, seed: int = 0, max_samples: int = 
         P = trace(equations, arch.n_params, names=fs.system.variables,
                   info={"source": "forward pass at sample inputs", "samples": N})
         S = ProgramSystem(P, fs.system.variables, check=fs.system)
-        dec = numerical_rank(np.linalg.svd(S.jacobian(w0), compute_uv=False))
+        dec = numerical_rank(np.linalg.svd(S.jacobian(where), compute_uv=False))
         if dec.decided and dec.rank == rank:
             return S
         N += max(1, N // 2)
     raise ValueError(f"no set of up to {max_samples} sample inputs reaches Jacobian rank "
-                     f"{rank} at W0")
+                     f"{rank} at the start point")

@@ -41,6 +41,7 @@ from witness.jsonio import points_to_json
 
 from .architecture import Architecture, LayerWeights
 from .arith import RationalArithmetic
+from .fiber_program import fiber_program
 from .encode import FiberSystem, exact_point, fiber_system, with_rank_one_conditions
 from .io import weights_to_json
 from . import progress as _progress
@@ -403,11 +404,18 @@ def _monodromy_all(fs, expected, rng, max_loops, timeout, progress):
                             f"'{comps[owner].label}'")
             continue
         k = exact_nullity(fs, e.point)
-        res = monodromy(fs.system, k, x, seed=int(rng.integers(2 ** 31)), max_loops=max_loops,
+        system, form = fs.system, "expanded"
+        if not fs.architecture.is_single_layer:     # deep: the forward pass as a program
+            system = fiber_program(fs, fs.system.n_vars - k, int(rng.integers(2 ** 31)),
+                                   at=e.point)
+            form = f"program ({system.program.info['samples']} sample inputs)"
+        res = monodromy(system, k, x, seed=int(rng.integers(2 ** 31)), max_loops=max_loops,
                         timeout=timeout, progress=_progress.enabled(progress))
         paths, failed = paths + res.paths_tracked, failed + res.failed_paths
         evidence.append(f"'{e.label}': monodromy from its point, local dim {k}, "
-                        f"{res.loops} loops, {res.paths_tracked} paths, stop: {res.stop_reason}")
+                        f"{res.loops} loops, {res.paths_tracked} paths, stop: {res.stop_reason}; "
+                        f"tracked on the {form} system, checked on the exact coefficient "
+                        f"equations")
         for c, t in zip(res.components, res.trace_tests):
             comps.append(FiberComponent(e.label, c.dim, c.degree, t.to_json(), c.points,
                                         res.stop_reason))

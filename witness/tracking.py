@@ -287,19 +287,24 @@ def endpoint_rank(H: Homotopy, Xh: np.ndarray, C: np.ndarray, opt: Options) -> l
 
 def _mark_collisions(P: _Paths, status, reasons, groups, opt: Options) -> None:
     """Regular endpoints that are the same point (or undecided) as another regular endpoint of
-    their group: both failed ('collision')."""
+    their group: both failed ('collision'). Compared group by group (a membership test of q
+    points tracks q groups of paths)."""
     reg = np.flatnonzero(status == PathStatus.REGULAR)
     if len(reg) < 2:
         return
-    Xa = to_affine(P.Xh[reg])
-    e = distinct.error_estimates(_affine_accuracy(P.acc[reg], Xa), len(reg), opt.points)
-    C = distinct.compare(distinct.relative_distances(Xa, Xa), e, e, opt.points)
-    np.fill_diagonal(C, distinct.DIFFERENT)
-    g = groups[reg]
-    C[g[:, None] != g[None, :]] = distinct.DIFFERENT
-    bad = reg[(C != distinct.DIFFERENT).any(axis=1)]
-    status[bad] = PathStatus.FAILED.value
-    reasons[bad] = FailureReason.COLLISION.value
+    order = reg[np.argsort(groups[reg], kind="stable")]
+    g = groups[order]
+    cuts = np.flatnonzero(np.diff(g)) + 1
+    for block in np.split(order, cuts):
+        if len(block) < 2:
+            continue
+        Xa = to_affine(P.Xh[block])
+        e = distinct.error_estimates(_affine_accuracy(P.acc[block], Xa), len(block), opt.points)
+        C = distinct.compare(distinct.relative_distances(Xa, Xa), e, e, opt.points)
+        np.fill_diagonal(C, distinct.DIFFERENT)
+        bad = block[(C != distinct.DIFFERENT).any(axis=1)]
+        status[bad] = PathStatus.FAILED.value
+        reasons[bad] = FailureReason.COLLISION.value
 
 
 def _affine_accuracy(acc: np.ndarray, Xa: np.ndarray) -> np.ndarray:
