@@ -30,7 +30,6 @@ import mpmath
 import numpy as np
 import scipy.sparse as sp
 
-from . import ddarith as dd
 
 Coeff = Fraction | complex
 Poly = dict[tuple[int, ...], Coeff]
@@ -570,7 +569,8 @@ class PolynomialSystem:
         return out[0] if single else out
 
     def evaluate_fast(self, X: np.ndarray) -> np.ndarray:
-        """Unchecked ``evaluate`` for (p, n) complex128 input (hot path of the tracker)."""
+        """Unchecked ``evaluate`` for (p, n) complex128 input (numpy; checks and residuals. The
+        tracker evaluates the system's program, ``witness.program.from_system``)."""
         return self.evaluate_and_jacobian(X, jacobian=False)[0]
 
     def jacobian_fast(self, X: np.ndarray) -> np.ndarray:
@@ -592,81 +592,6 @@ class PolynomialSystem:
         if not jacobian:
             return f, None
         return f, self._apply(mon, MJ).reshape(X.shape[0], self.n_equations, self.n_vars)
-
-    def evaluate_precise(self, X: np.ndarray, jacobian: bool = False):
-        """Values (and Jacobians) at points X (p, n) (complex128, taken exactly) in
-        double-double arithmetic (``ddarith``: ~32 digits): dd complex tuples of 4 float64
-        arrays, values (p, m) [and Jacobians (p, m, n)]. Coefficients are used to ~32 digits
-        too (Fractions split into hi + lo). Unchecked input.
-
-        Why: near the ill-conditioned points of the deep fiber systems the rounding error of a
-        double evaluation of the expanded degree-12 polynomials exceeds the value (measured on
-        the (2,2,2) fiber at |x| = 38: error 7e-4 in double, 3.5e-7 in 80-bit extended, value
-        1.4e-7), so Newton's corrections stagnate at ~1e-6 and paths fail with min_step. With
-        dd values but a double Jacobian, Newton there still converged only linearly (ratio
-        ~0.3, measured): the Jacobian's rounding errors times the condition number ~1e8."""
-        if self.randomization is not None:
-            out = self.original.evaluate_precise(X, jacobian)
-            R = dd.cdd_from_complex(self.randomization.T[:, :, None])            # (m, k, 1)
-            f = out[0] if jacobian else out
-            g = dd.cdd_sum_rows(dd.cdd_mul(tuple(q.T[:, None, :] for q in f), R))  # (k, p)
-            g = tuple(q.T for q in g)
-            if not jacobian:
-                return g
-            J = tuple(np.moveaxis(q, 1, 0)[:, None] for q in out[1])             # (m,1,p,n)
-            RJ = dd.cdd_mul(J, tuple(q[..., None] for q in R))                   # (m,k,p,n)
-            return g, tuple(np.moveaxis(q, 1, 0) for q in dd.cdd_sum_rows(RJ))  # (p,k,n)
-        mon = self._monomials_precise(X)
-        m, n = self.n_equations, self.n_vars
-        f = self._sum_terms_precise(mon, self._precise_terms[0], m)
-        if not jacobian:
-            return f
-        J = self._sum_terms_precise(mon, self._precise_terms[1], m * n)
-        return f, tuple(q.reshape(X.shape[0], m, n) for q in J)
-
-    def _monomials_precise(self, X: np.ndarray) -> tuple:
-        """The monomial tree at X (p, n) in dd: 4 arrays (u, p)."""
-        levels, u, *_ = self._compiled
-        Xt = np.asarray(X, complex).T
-        mon = tuple(np.empty((u, X.shape[0])) for _ in range(4))
-        mon[0][0], mon[1][0], mon[2][0], mon[3][0] = 1.0, 0.0, 0.0, 0.0
-        for start, stop, g, h in levels:
-            if g is None:
-                block = dd.cdd_from_complex(Xt[h])
-            else:
-                block = dd.cdd_mul(dd.cdd_take(mon, g), dd.cdd_take(mon, h))
-            for part, new in zip(mon, block):
-                part[start:stop] = new
-        return mon
-
-    @staticmethod
-    def _sum_terms_precise(mon: tuple, buckets: list, rows: int) -> tuple:
-        """Rows sum_t coef[r, t] mon[idx[r, t]] in dd -> 4 arrays (p, rows); ``buckets``: rows
-        grouped by their number of terms (``_padded_buckets``)."""
-        p = mon[0].shape[1]
-        out = tuple(np.zeros((p, rows)) for _ in range(4))
-        for row_ids, idx, coef in buckets:
-            terms = dd.cdd_mul(dd.cdd_take(mon, idx.T), tuple(c.T[:, :, None] for c in coef))
-            for part, s in zip(out, dd.cdd_sum_rows(terms)):          # (L, r, p) -> (r, p)
-                part[:, row_ids] = s.T
-        return out
-
-    @cached_property
-    def _precise_terms(self):
-        """For the values (m rows) and the Jacobian entries (m n rows, row i n + k = d f_i /
-        d x_k): the terms of each row, bucketed by length (``_padded_buckets``)."""
-        index = self._compiled[5]
-        m, n = self.n_equations, self.n_vars
-        rows_f: list[list] = [[] for _ in range(m)]
-        rows_j: list[list] = [[] for _ in range(m * n)]
-        for i, p in enumerate(self.polynomials):
-            for e, c in p.items():
-                rows_f[i].append((index[e], c))
-                for k in range(n):
-                    if e[k]:
-                        d = e[:k] + (e[k] - 1,) + e[k + 1:]
-                        rows_j[i * n + k].append((index[d], c * e[k]))
-        return _padded_buckets(rows_f), _padded_buckets(rows_j)
 
     def residual(self, X) -> np.ndarray:
         """Backward error per point: max_i |f_i(x)| / sum_t |c_it| prod_j max(1, |x_j|)^e_tj.
@@ -832,32 +757,3 @@ def _monomial_tree(needed: set[tuple[int, ...]], n: int) -> tuple[list, list]:
     return order, levels
 
 
-def _dd_parts(c: Coeff) -> tuple[float, float, float, float]:
-    """(re_hi, re_lo, im_hi, im_lo) of a coefficient: a Fraction exactly to ~32 digits."""
-    if isinstance(c, Fraction):
-        hi = float(c)
-        return hi, float(c - Fraction(hi)) if math.isfinite(hi) else 0.0, 0.0, 0.0
-    c = complex(c)
-    return c.real, 0.0, c.imag, 0.0
-
-
-def _padded_buckets(rows: list[list]) -> list[tuple]:
-    """(monomial index, coefficient) lists per row -> buckets of rows with 2^(j-1) < length <=
-    2^j (at most 2x padding): (row ids, indices (r, 2^j), dd coefficients 4 x (r, 2^j)),
-    padded with the constant monomial (row 0 of the tree) and coefficient 0. Empty rows are
-    left out (their sum is 0)."""
-    by_len: dict[int, list[int]] = {}
-    for i, r in enumerate(rows):
-        if r:
-            by_len.setdefault(1 << (len(r) - 1).bit_length(), []).append(i)
-    out = []
-    for L, ids in sorted(by_len.items()):
-        idx = np.zeros((len(ids), L), dtype=np.int64)
-        coef = tuple(np.zeros((len(ids), L)) for _ in range(4))
-        for a, i in enumerate(ids):
-            for j, (t, c) in enumerate(rows[i]):
-                idx[a, j] = t
-                for part, v in zip(coef, _dd_parts(c)):
-                    part[a, j] = v
-        out.append((np.array(ids), idx, coef))
-    return out
