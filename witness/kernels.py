@@ -536,3 +536,20 @@ def evaluate_dd(arrays: tuple, X, S, C):
     return _eval_dd_batch(code, consts, outputs, nv, nc, np.ascontiguousarray(X, np.complex128),
                           np.ascontiguousarray(S, np.complex128),
                           np.ascontiguousarray(C, np.complex128))
+
+
+def warm_up() -> None:
+    """Compile every kernel once (numba caches the machine code on disk next to this file, so
+    later processes start at once); called by scripts/setup-env.sh."""
+    from .homotopy import Homotopy, straight_line_homotopy, total_degree_start
+    from .system import PolynomialSystem
+    from .tracking import track
+    F = PolynomialSystem.from_strings(["x^2 - 1", "x*y - 2"])
+    S, X0 = total_degree_start(F)
+    H = Homotopy(straight_line_homotopy(F, S), np.array([[np.exp(0.5j)]]), 2, F)
+    track(H, X0, endgame=True)
+    P = H.program
+    X = np.ones((1, 3), complex)
+    evaluate_batch(P.arrays(), X, np.zeros(1, complex), H.rows([0]), True)
+    evaluate_dd(P.arrays(), X, np.zeros(1, complex), H.rows([0]))
+    newton_batch(P.arrays(), X, np.ones(1, complex), H.rows([0]), 2, True)
