@@ -208,9 +208,9 @@ def run_endgame(H, P, status, reasons, winding, opt: Options) -> None:
     fin = np.flatnonzero(~at_inf)
     if not len(fin):
         return
-    idx, Xs, ss = idx[fin], Xv[fin], sv[fin]
+    idx = idx[fin]      # the loops start at the endgame zone (the radial samples go too near)
     rng = np.random.default_rng(len(idx))
-    E, c, conv, acc = cauchy(H, Xs, ss, idx, opt, rng)
+    E, c, conv, acc = cauchy(H, P.X_eg[idx], P.s_eg[idx], idx, opt, rng)
     ok = np.flatnonzero(conv)
     if len(ok):
         Xn, an = newton(_Rows(H, idx[ok]), E[ok], opt)
