@@ -78,7 +78,8 @@ def fiber_program(fs: FiberSystem, rank: int, seed: int = 0, max_samples: int = 
                           _Traced())
             return (out - phi0).reshape(-1)
         P = trace(equations, arch.n_params, names=fs.system.variables,
-                  info={"source": "forward pass at sample inputs", "samples": N})
+                  info={"source": "forward pass at sample inputs", "samples": N,
+                        "sample_inputs": X})
         S = ProgramSystem(P, fs.system.variables, check=fs.system)
         dec = numerical_rank(np.linalg.svd(S.jacobian(where), compute_uv=False))
         if dec.decided and dec.rank == rank:
