@@ -38,6 +38,7 @@ from .system import PolynomialSystem
 ERROR_FACTOR = 1e3        # zero threshold >= this x the point's relative error estimate
 NEWTON_STEPS = 30         # Gauss-Newton iterations on the deflated system, at most
 NEWTON_TOL = 1e-14        # relative correction at which Gauss-Newton stops
+DRAWS = 3                 # deflations with fresh random B, h while not regular
 
 
 @dataclass(frozen=True)
@@ -184,7 +185,23 @@ def gauss_newton(G: PolynomialSystem, y: np.ndarray, A: np.ndarray, b: np.ndarra
 
 def deflate(F: PolynomialSystem, x, *, A=None, b=None, accuracy: float = 0.0,
             rng: np.random.Generator | int | None = None, max_steps: int = 4,
-            options: Options | None = None) -> DeflationResult:
+            options: Options | None = None, attempts: int = DRAWS) -> DeflationResult:
+    """Deflate F at x (``_deflate_once``), up to ``attempts`` times with fresh random B, h
+    while the result is not regular (measured: on Griewank–Osborne, 1 draw in 12 left the
+    twice deflated Jacobian with sigma_min / sigma_1 ~ 1e-8, too close to the rank threshold).
+    Returns the first regular result, else the last. Same parameters as ``_deflate_once``."""
+    rng = np.random.default_rng(rng)
+    for _ in range(attempts):
+        r = _deflate_once(F, x, A=A, b=b, accuracy=accuracy, rng=rng, max_steps=max_steps,
+                          options=options)
+        if r.regular or not r.ranks:
+            return r
+    return r
+
+
+def _deflate_once(F: PolynomialSystem, x, *, A=None, b=None, accuracy: float = 0.0,
+                  rng: np.random.Generator | int | None = None, max_steps: int = 4,
+                  options: Options | None = None) -> DeflationResult:
     """Deflate F at x (a point of V(F), on the slice A x = b when given) until the point is a
     regular solution of [D; A x = b]; refine it there by Gauss–Newton.
 

@@ -72,6 +72,14 @@ class PHCJobError(PHCError):
     """A Python exception inside the worker (traceback text in the message)."""
 
 
+class PHCCancelled(PHCError):
+    """The caller stopped waiting (``run_parallel(cancel=...)``); the worker was killed."""
+
+    def __init__(self, job: str, seconds: float):
+        self.job, self.seconds = job, seconds
+        super().__init__(f"PHCpack job {job!r} cancelled by the caller after {seconds:.1f} s")
+
+
 # ----------------------------------------------------------------------------- the worker side
 def _silenced_call(fn: Callable, args: tuple, seed: int, log_path: str):
     """Run fn(*args) with fd 1/2 redirected to log_path, seed set, symbol table cleared."""
@@ -218,6 +226,15 @@ def _finish(job: _Running) -> tuple[Any, str, float]:
             pass
 
 
+def _finish_quietly(job: _Running) -> None:
+    """Release a killed job's pipe and log file."""
+    job.conn.close()
+    try:
+        os.unlink(job.log_path)
+    except OSError:
+        pass
+
+
 def _new_seed(seed: int | None) -> int:
     if seed is None:
         return secrets.randbelow(2**31 - 2) + 1
@@ -236,15 +253,26 @@ def call(fn_name: str, args: tuple, *, seed: int | None = None,
 
 
 def run_parallel(jobs: Sequence[tuple[str, tuple, int | None, float]],
-                 workers: int | None = None) -> list:
+                 workers: int | None = None, cancel: threading.Event | None = None) -> list:
     """Run independent jobs (fn_name, args, seed, timeout) with at most ``workers`` children at a
     time (default: number of cores). Returns, in order, (result, log, seconds, seed) tuples or the
-    PHCError instance of a failed job (never raises for a single job's failure)."""
+    PHCError instance of a failed job (never raises for a single job's failure). When ``cancel``
+    is set, running jobs are killed and they and the pending ones end as ``PHCCancelled``."""
     workers = workers or os.cpu_count() or 1
     pending = list(enumerate(jobs))
     running: list[tuple[int, _Running]] = []
     out: list = [None] * len(jobs)
+    t0 = time.perf_counter()
     while pending or running:
+        if cancel is not None and cancel.is_set():
+            for i, r in running:
+                r.proc.kill()
+                r.proc.join()
+                _finish_quietly(r)
+                out[i] = PHCCancelled(r.name, time.perf_counter() - r.start)
+            for i, (name, *_rest) in pending:
+                out[i] = PHCCancelled(name, time.perf_counter() - t0)
+            return out
         while pending and len(running) < workers:
             i, (name, args, seed, timeout) = pending.pop(0)
             seed = _new_seed(seed)
@@ -664,10 +692,11 @@ def solve_job(F: PolynomialSystem, *, precision: str = "d", seed: int | None = N
                lambda out, log, secs, sd: _solve_result(F, out, None, secs, sd, precision))
 
 
-def run_jobs(jobs: Sequence[Job], workers: int | None = None) -> list:
+def run_jobs(jobs: Sequence[Job], workers: int | None = None,
+             cancel: threading.Event | None = None) -> list:
     """Run independent jobs in parallel (one child per core); each entry of the result is the
-    job's result or the PHCError that ended it."""
-    raw = run_parallel([(j.name, j.args, j.seed, j.timeout) for j in jobs], workers)
+    job's result or the PHCError that ended it (``PHCCancelled`` once ``cancel`` is set)."""
+    raw = run_parallel([(j.name, j.args, j.seed, j.timeout) for j in jobs], workers, cancel)
     return [r if isinstance(r, PHCError) else j.finish(*r) for j, r in zip(jobs, raw)]
 
 

@@ -50,11 +50,20 @@ from .deflation import DeflationResult, deflate
 from .dualspace import LocalStructure, local_structure, row_scales, scaled_rank
 from .homotopy import Homotopy, straight_line_homotopy, total_degree_start
 from .jsonio import vector_to_json
-from .options import Options, resolve
+from .options import Options, TrackerOptions, resolve
 from .system import PolynomialSystem
 from .tracking import PathStatus, TrackResult, random_gamma, track
 
 ERROR_FACTOR = 1e3       # rank threshold >= this x an endpoint's error estimate (dualspace.py)
+# The Cauchy endgame of a solve starts at 1 - s = 1e-3 (TrackerOptions.endgame_start, default
+# 0.1 as in Bertini). Measured on the witness supersets of witness.examples.eleven_components
+# (seeds 5, 6): endgame steps 77-86 thousand from 0.1 (paths that end on the quadric wander
+# along it on wide circles and close only at radius ~1e-3), 10-15 thousand from 1e-3 (main
+# tracking: 13 thousand), no failed path either way; Griewank–Osborne and the triple root need
+# no larger circle. Winding numbers up to 32 (default 12): on the dim-0 superset of the
+# Sommese–Verschelde–Wampler illustrative system 15 paths form one cycle of winding number 15
+# to a point at infinity and failed with 12 (seeds 1, 2). Used when the caller passes no options.
+SOLVE_OPTIONS = Options(tracker=TrackerOptions(endgame_start=1e-3, max_winding=32))
 ATTEMPTS = 2             # full runs with fresh gammas while paths fail
 MAX_DEFLATIONS = 4       # deflation steps at most (each adds rank + 1 variables)
 
@@ -222,7 +231,7 @@ def solve_paths(F: PolynomialSystem, *, seed: int | None = 0, options: Options |
     ----------
     F : PolynomialSystem, square (n equations in n unknowns)
     seed : int (gamma, endgame charts, deflation matrices; recorded) or None (random)
-    options : witness.Options
+    options : witness.Options (default ``SOLVE_OPTIONS``: the engine's, endgame from 1e-3)
     attempts : full runs with fresh gammas while paths fail (>= 1)
     examine : decide isolated / not isolated for singular points (deflation + dual space);
         without it singular points stay undecided (``witness.decompose`` decides them by
@@ -251,7 +260,7 @@ def solve_paths(F: PolynomialSystem, *, seed: int | None = 0, options: Options |
                          f"{F.n_vars} unknowns (use decompose)")
     if attempts < 1:
         raise ValueError(f"attempts must be >= 1, got {attempts}")
-    opt = resolve(options)
+    opt = SOLVE_OPTIONS if options is None else resolve(options)
     seed = int(np.random.SeedSequence().entropy % 2**31) if seed is None else int(seed)
     rng = np.random.default_rng(seed)
     best, log = None, []
