@@ -102,10 +102,13 @@ def membership_many(points, W: WitnessSet, *, seed=None, accuracy=None,
     a wrong shape or NaN."""
     opt = resolve(options)
     P = np.atleast_2d(np.asarray(points, complex))
-    n = W.system.n_vars
+    # a witness set on a deflated system (witness.deflation) answers for its projection to
+    # the first info['project_to'] coordinates: points are judged on info['base_system']
+    n = W.info.get("project_to") or W.system.n_vars
+    base = W.info.get("base_system") or W.system
     if P.ndim != 2 or P.shape[1] != n or not np.all(np.isfinite(P)):
         raise ValueError(f"points must be finite with shape (q, {n}), got {P.shape}")
-    res = W.system.residual(P) if len(P) else np.zeros(0)
+    res = base.residual(P) if len(P) else np.zeros(0)
     eq = distinct.error_estimates(np.full(len(P), np.nan) if accuracy is None else accuracy,
                                   len(P), opt.points)
     out: list[MembershipResult | None] = [None] * len(P)
@@ -117,8 +120,9 @@ def membership_many(points, W: WitnessSet, *, seed=None, accuracy=None,
         elif W.degree == 0:
             out[i] = _result(False, r, math.inf, 0, "empty witness set", opt)
         elif W.dim == 0:
-            d = float(distinct.relative_distances(P[i:i + 1], W.points).min())
-            C = distinct.compare_points(P[i:i + 1], eq[i:i + 1], W.points, None, opt.points)
+            d = float(distinct.relative_distances(P[i:i + 1], W.points[:, :n]).min())
+            C = distinct.compare_points(P[i:i + 1], eq[i:i + 1], W.points[:, :n], None,
+                                        opt.points)
             out[i] = _verdict(float(r), d, C[0], 0, opt)
         else:
             todo.append(i)
@@ -130,10 +134,10 @@ def membership_many(points, W: WitnessSet, *, seed=None, accuracy=None,
 
 
 def _track(P, res, eq, W: WitnessSet, rng, opt: Options) -> list[MembershipResult]:
-    q, deg, n = len(P), W.degree, W.system.n_vars
+    q, deg, n = len(P), W.degree, P.shape[1]
     # the slice parallel to W's through each point: a translation (witness.monodromy says why);
     # W's A was drawn independently of the points, so it is a generic slice through each
-    b = P @ W.slice_A.T
+    b = P @ W.slice_A[:, :n].T
     group = np.repeat(np.arange(q), deg)
     A1 = np.broadcast_to(W.slice_A, (q * deg,) + W.slice_A.shape)
     H = slice_move(W.square, W.slice_A, W.slice_b, A1, b[group], random_gamma(rng), q * deg)
@@ -149,7 +153,7 @@ def _track(P, res, eq, W: WitnessSet, rng, opt: Options) -> list[MembershipResul
                                "no endpoint" + (f" ({failed} failed paths)" if failed else ""),
                                opt))
             continue
-        D = distinct.relative_distances(P[i:i + 1], tr.endpoints[g])
+        D = distinct.relative_distances(P[i:i + 1], tr.endpoints[g][:, :n])
         e_end = distinct.error_estimates(tr.accuracy[g], len(g), opt.points)
         C = distinct.compare(D, eq[i:i + 1], e_end, opt.points)[0]
         out.append(_verdict(float(res[i]), float(D.min()), C, failed, opt))

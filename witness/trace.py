@@ -192,7 +192,10 @@ class Pencil:
         return int((~self.ok[idx]).sum())
 
     def residual(self, idx: np.ndarray) -> float:
-        return trace_residual([v[idx] for v in self.values], self.ts)
+        # a witness set on a deflated system (witness.deflation) is traced in its first
+        # info['project_to'] coordinates: the multipliers are rational functions on it
+        k = self.W.info.get("project_to")
+        return trace_residual([v[idx][:, :k] for v in self.values], self.ts)
 
 
 def slice_tracker(W, method: str = "numpy", options: Options | None = None,
