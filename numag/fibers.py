@@ -1,33 +1,46 @@
 """Fibers {W : φ_W = φ_{W0}} as witness sets, compared with the known symmetries.
 
-The fiber through W0 is encoded exactly (numag.encode), its dimension is the nullity of the
-system's Jacobian at W0 computed exactly over Q, and its irreducible components are computed by
-monodromy from known points (witness.monodromy; no total-degree homotopy), each certified by the
-linear trace test. The prediction depends on the type of W0 (paper-notes §2, single layer
-(d, d', a), A = Kᵀ Q):
+The fiber through W0 is encoded exactly (numag.encode); its local dimension at W0 is the
+nullity of the system's Jacobian at W0 computed exactly over Q. Its irreducible components are
+computed by monodromy from predicted points (witness.monodromy), each certified by the linear
+trace test, and then the decomposition is checked for completeness (numag.fiber_complete):
+witness supersets of the whole fiber system at every dimension, computed without any known
+point, every point placed on a reported component (or junk) by membership tests; a regular
+point on none starts monodromy for a component nobody predicted. ``complete`` is True only when
+every superset point is accounted for. Two components are reported as two only when a witness
+point of one is decided not a member of the other (``distinct_components``).
 
-* generic (rk A ≥ 2 or rk V ≥ 2; and every deep network): one component, the orbit of W0 under
-  the symmetries (S1)–(S3), of dimension rank of the orbit's tangents at W0 (= a² + 1 when
-  a ≤ d) [HMK].
-* rank one with u ∦ w (A = u ṽᵀ, V = c wᵀ): two branches, through W0 and through the swapped
-  point (w ṽᵀ, c uᵀ) [HMK]; for a = 1 each is a GL_1 × C* orbit of dimension 2. For a ≥ 2 the
-  dimension of a branch is not stated by the paper: it is computed, not predicted.
-  When a = d' = 1 every point is of this type, so the generic fiber has two components.
-* rank one with u ∥ w: the two branches coincide (the swap is a member of W0's component).
+Point types (``point_type``; ``rank_profile`` names rk(KᵀQ), rk K, rk Q, rk V) and predictions
+(paper-notes §2, single layer (d, d', a), A = Kᵀ Q):
+
+* generic (every rank maximal: rk Q = rk K = rk A = min(a, d), rk V = min(d, d')): one
+  component, the orbit of W0 under the symmetries (S1)–(S3), of dimension the rank of the
+  orbit's tangents at W0 (= a² + 1 when a ≤ d) [HMK].
+* rank one (a = 1, rk V = 1; A = u ṽᵀ, V = c wᵀ), u ∦ w: two branches, through W0 and through
+  the swapped point (w ṽᵀ, c uᵀ) [HMK]; each a GL_1 × C* orbit of dimension 2. When
+  a = d' = 1 every point is of this type, so the generic fiber has two components. u ∥ w: the
+  two branches coincide (the swap is a member of W0's component).
+* rank drop (any other point with A ≠ 0 ≠ V, e.g. a ≥ 2 with rk A = 1): no prediction; the
+  components are those the monodromy from W0 and the completeness check find.
 * zero (A = 0 or V = 0): {A = 0} ∪ {V = 0} in W coordinates [derived here]: A = Kᵀ Q = 0 iff
   im Q ⊆ ker Kᵀ; with r = rk Q this is Z_r = {rk Q ≤ r, Kᵀ Q = 0}, a vector bundle over the
   Grassmannian of r-planes U ⊂ C^a (Q maps into U, Kᵀ kills U), irreducible of dimension
   r(a − r) + r d + (a − r) d, for max(0, a − d) ≤ r ≤ min(a, d); no Z_r contains another (rk Q
   and rk K = a − r are generic on it). With V free the components are Z_r × C^{d'd}, of
   dimension r(a − r) + a d + d d', and {V = 0} = C^{2ad} × {0}, of dimension 2ad.
+* deep networks: the orbit of W0 under G' (paper-notes §3.1), whose connected components are
+  one per coset of SO(J_i) in O(J_i) for each symmetric layer with trivial stabilizer
+  (``swap_layers``): e.g. widths 2,2,2, ranks 1,1 have two components of the same dimension,
+  through W0 and through W0 with row 1 of Q_2 and K_2 swapped [derived].
 
-Monodromy certifies only the components through its start points; on small shapes PHCpack's
-blackbox decomposition (witness.decompose) of the same system is an independent check for
-components no start point reached.
+PHCpack's blackbox decomposition (witness.decompose) of the same system on small shapes is a
+further check, matched with our components by membership tests in both directions.
 """
 from __future__ import annotations
 
+import dataclasses
 import enum
+import itertools
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -38,6 +51,8 @@ import numpy as np
 
 from witness import decompose, membership, monodromy
 from witness.jsonio import points_to_json
+from witness.options import resolve
+from witness.solve import full_rank
 
 from .architecture import Architecture, LayerWeights
 from .arith import RationalArithmetic
@@ -54,7 +69,8 @@ BLACKBOX_MAX_VARS = 6          # "small shapes": measured 14 s at 6 unknowns, 13
 class PointType(enum.StrEnum):
     """The type of W0 that decides the predicted fiber (module docstring)."""
 
-    GENERIC = "generic"
+    GENERIC = "generic"                      # every rank maximal (single layer), or deep
+    RANK_DROP = "rank drop"                  # some rank below its maximum, no rule below
     RANK_ONE = "rank one (u ∦ w)"            # two branches: W0's and the swapped one
     RANK_ONE_PARALLEL = "rank one (u ∥ w)"   # the two branches coincide
     ZERO = "zero"
@@ -69,6 +85,7 @@ class Expectation(enum.StrEnum):
 
     SEPARATE = "separate component"            # a component of its own
     ON_W0 = "on W0's component"                # the same component as W0 (u ∥ w: the swap)
+    PROBE = "start point only"                 # no prediction: a further point of the fiber
 
     @property
     def separate(self) -> bool:
@@ -79,7 +96,8 @@ class FoundBy(enum.StrEnum):
     """Which computation found a component."""
 
     MONODROMY = "monodromy"                    # from an expected component's start point
-    BLACKBOX = "blackbox"                      # only by PHCpack's blackbox decomposition
+    BLACKBOX = "blackbox"                      # only by the blackbox decomposition
+    SUPERSET = "witness superset"              # only through a point of a witness superset
 
 
 @dataclass(frozen=True)
@@ -117,7 +135,14 @@ class FiberComponent:
     stop_reason
         why its monodromy run stopped (a budget means a partial witness set).
     found_by
-        monodromy, or only the blackbox decomposition.
+        monodromy from a predicted point, or only the blackbox decomposition / a witness
+        superset point.
+    distinct
+        True when a witness point of this component was decided NOT a member of every
+        component reported before it (of dimension >= its own); None when some such membership
+        test was undecided (then the two may be one component: the count is undecided).
+    witness_set
+        the WitnessSet (for membership tests; not in the JSON beyond its points).
     """
 
     label: str
@@ -127,6 +152,8 @@ class FiberComponent:
     points: np.ndarray = field(repr=False)
     stop_reason: str = ""
     found_by: FoundBy = FoundBy.MONODROMY
+    distinct: bool | None = True
+    witness_set: object = field(default=None, repr=False, compare=False)
 
     @property
     def certified(self) -> bool:
@@ -136,7 +163,8 @@ class FiberComponent:
     def to_json(self) -> dict:
         return {"dim": self.dim, "degree": self.degree, "trace_test": self.trace_test,
                 "label": self.label, "stop_reason": self.stop_reason,
-                "found_by": self.found_by, "points": points_to_json(self.points)}
+                "found_by": self.found_by, "distinct": self.distinct,
+                "points": points_to_json(self.points)}
 
 
 @dataclass(frozen=True)
@@ -182,21 +210,32 @@ class FiberDecomposition:
     seconds: float
     encoding: dict
     blackbox: dict | None = None
+    completeness: dict | None = None
+    ranks: str = ""
+
+    @property
+    def complete(self) -> bool | None:
+        """True: every point of a witness superset of the whole fiber system, at every
+        dimension, is on a reported component or junk (numag.fiber_complete); False: some point
+        is not accounted for; None: not checked (too many paths, or no time left)."""
+        return None if self.completeness is None else self.completeness["complete"]
 
     def to_json(self) -> dict:
         """The one JSON of a fiber (`numag fiber --json`, sweeps, the fibers study): the
         documented keys first (dimension, components, paths_tracked, seconds, seed, expected
         with the prediction's components, matches and verdict), then the rest."""
-        return {"dimension": self.dimension,
+        return {"dimension": self.dimension, "complete": self.complete,
                 "components": [c.to_json() for c in self.components],
                 "paths_tracked": self.paths_tracked, "seconds": round(self.seconds, 3),
                 "seed": self.seed,
                 "expected": {"components": [e.to_json() for e in self.expected],
                              "matches": self.matches, "verdict": self.verdict},
                 "architecture": self.architecture.to_json(), "weights": self.weights,
-                "point_type": self.point_type, "tangent_dimension": self.tangent_dimension,
+                "point_type": self.point_type, "point_ranks": self.ranks,
+                "tangent_dimension": self.tangent_dimension,
                 "evidence": list(self.evidence), "failed_paths": self.failed_paths,
-                "encoding": self.encoding, "blackbox": self.blackbox}
+                "encoding": self.encoding, "blackbox": self.blackbox,
+                "completeness": self.completeness}
 
 
 # ----------------------------------------------------------------------------- exact helpers
@@ -229,17 +268,37 @@ def orbit_dimension(arch: Architecture, layers: Sequence[LayerWeights]) -> int:
     return exact_rank(T)
 
 
+def rank_profile(arch: Architecture, layers: Sequence[LayerWeights]) -> str:
+    """'rk(KᵀQ) = ., rk K = ., rk Q = ., rk V = .' per layer (exact ranks over Q)."""
+    out = []
+    for i, (Q, K, V) in enumerate(layers, start=1):
+        ex = lambda M: np.array([[Fraction(v) for v in row] for row in M], dtype=object)
+        Q, K, V = ex(Q), ex(K), ex(V)
+        sub = "" if arch.is_single_layer else f"_{i}"
+        out.append(f"rk(K{sub}ᵀQ{sub}) = {exact_rank(K.T.dot(Q))}, rk K{sub} = "
+                   f"{exact_rank(K)}, rk Q{sub} = {exact_rank(Q)}, rk V{sub} = {exact_rank(V)}")
+    return "; ".join(out)
+
+
 def point_type(arch: Architecture, layers: Sequence[LayerWeights]) -> PointType:
-    """Type of a rational single-layer point (exact ranks); generic for deep networks."""
+    """Type of a rational single-layer point (exact ranks); generic for deep networks.
+
+    zero: KᵀQ = 0 or V = 0; rank one: a = 1 and rk V = 1 (HMK's two branches; u ∥ w or not);
+    generic: rk Q = rk K = rk(KᵀQ) = min(a, d) and rk V = min(d, d'); rank drop: every other
+    point (no prediction; ``rank_profile`` names its ranks)."""
     if not arch.is_single_layer:
         return PointType.GENERIC
     (Q, K, V), = layers
     A = K.T.dot(Q)
     rA, rV = exact_rank(A), exact_rank(V)
+    (a, d), _, (d_out, _) = arch.layer_shapes()[0]
     if rA == 0 or rV == 0:
         return PointType.ZERO
-    if rA >= 2 or rV >= 2:
-        return PointType.GENERIC
+    if a > 1 or rV > 1:
+        full = min(a, d)
+        generic = (rA == full and exact_rank(Q) == full and exact_rank(K) == full
+                   and rV == min(d, d_out))
+        return PointType.GENERIC if generic else PointType.RANK_DROP
     (u, _), (_, w) = _rank_one_factors(A), _rank_one_factors(V)
     return PointType.RANK_ONE_PARALLEL if exact_rank(np.array([u, w], dtype=object)) < 2 \
         else PointType.RANK_ONE
@@ -251,10 +310,16 @@ def expected_components(arch: Architecture, layers: Sequence[LayerWeights], kind
     """The components theory predicts for the fiber through `layers` (module docstring)."""
     w0 = exact_point(arch, layers)
     kind = PointType(kind)
+    if kind is PointType.GENERIC and not arch.is_single_layer:
+        return _deep_components(arch, layers, w0)
     if kind is PointType.GENERIC:
         return [ExpectedComponent("orbit of W0", orbit_dimension(arch, layers),
                                   "HMK: generic fiber = (S1)–(S3) orbit", w0)]
     (a, d), _, (d_out, _) = arch.layer_shapes()[0]
+    if kind is PointType.RANK_DROP:
+        return [ExpectedComponent("component(s) through W0", None,
+                                  "no prediction for this rank stratum", w0)] + \
+            _rank_drop_probes(arch, layers[0], rng)
     if kind is PointType.ZERO:
         return _zero_components(arch, a, d, d_out, rng)
     branch_dim = 2 if a == 1 else None
@@ -267,6 +332,80 @@ def expected_components(arch: Architecture, layers: Sequence[LayerWeights], kind
                                   Expectation.ON_W0)]
     return [ExpectedComponent("branch of W0", branch_dim, src, w0),
             ExpectedComponent("swapped branch", branch_dim, src, swapped)]
+
+
+def swap_layers(arch: Architecture) -> list[int]:
+    """Layers i (from 1) whose (Q_i, K_i) enter only through S_i = ½(K_iᵀQ_i + Q_iᵀK_i) and
+    whose O(J_i) stabilizer is trivial: symmetric (t = 1, or an earlier layer has ã_k = 1) with
+    2ã_i ≤ e_{i−1} (paper-notes §3.1). In each, swapping row 1 of Q_i and K_i lies in the
+    other connected component of O(J_i) (determinant −1) and fixes φ."""
+    red = arch.reduced()
+    e = [red.widths[0]]
+    out, symmetric = [], arch.tokens == 1
+    for i, a in enumerate(red.ranks, start=1):
+        if symmetric and 2 * a <= e[-1]:
+            out.append(i)
+        symmetric |= a == 1
+        e.append(red.widths[i])
+    return out if red.widths == arch.widths and red.ranks == arch.ranks else []
+
+
+def _deep_components(arch, layers, w0) -> list[ExpectedComponent]:
+    """The orbit of W0 under G' = Π H_i × Π GL(e_i) × (C*)^l (paper-notes §3.1) has one
+    connected component per choice of a coset of SO(J_i) in O(J_i) in each layer of
+    ``swap_layers`` (its stabilizer is trivial there): 2^m components of the same dimension,
+    through W0 and the points with row 1 of Q_i and K_i swapped [derived]. The fiber is
+    predicted to be this orbit (HMK; the unproved step of §3.1)."""
+    dim = orbit_dimension(arch, layers)
+    src = "HMK (S1)–(S3) orbit; O(J) cosets of symmetric layers [derived, paper-notes §3.1]"
+    out = [ExpectedComponent("orbit of W0", dim, src, w0)]
+    swaps = swap_layers(arch)
+    for m in range(1, len(swaps) + 1):
+        for sub in itertools.combinations(swaps, m):
+            new = [LayerWeights(*(np.array(M, dtype=object) for M in l)) for l in layers]
+            for i in sub:
+                Q, K, V = new[i - 1]
+                Q2, K2 = Q.copy(), K.copy()
+                Q2[0], K2[0] = K[0], Q[0]
+                new[i - 1] = LayerWeights(Q2, K2, V)
+            label = "orbit of W0 with Q↔K row 1 swapped in layer(s) " + ",".join(map(str, sub))
+            out.append(ExpectedComponent(label, dim, src, exact_point(arch, new)))
+    return out
+
+
+def _rank_drop_probes(arch, layer, rng) -> list[ExpectedComponent]:
+    """Further start points on the fiber of a rank-drop point with rk(KᵀQ) = 1 (no
+    prediction): the same A = KᵀQ = u vᵀ and V with (i) Q = α vᵀ and K generic with Kᵀα = u
+    (rk Q = 1), (ii) K = β uᵀ and Q generic with Qᵀβ = v (rk K = 1); with rk V = 1 also at HMK's
+    swapped (A, V) = (w vᵀ, c uᵀ). Each is φ-equivalent to W0 exactly (same A and V), and a
+    generic point of its rank pattern (never a point with rk Q = rk K = 1 for a ≥ 2, where the
+    rank patterns meet)."""
+    Q, K, V = layer
+    A = K.T.dot(Q)
+    if exact_rank(A) != 1:
+        return []
+    (u, vt), = [_rank_one_factors(A)]
+    a, d = Q.shape
+    pairs = [("", u, vt, V)]
+    if exact_rank(V) == 1:
+        c, w = _rank_one_factors(V)
+        pairs.append((" at the swapped (A, V)", w, vt, np.outer(c, u)))
+    out = []
+    for where, x, y, V1 in pairs:
+        for low in ("Q", "K"):
+            alpha, R = _rationals(rng, (a,)), _rationals(rng, (a, d))
+            beta = _rationals(rng, (a,))
+            while sum(alpha * beta) == 0:
+                beta = _rationals(rng, (a,))
+            s = sum(alpha * beta)
+            fix = lambda target: R + np.outer(beta, target - R.T.dot(alpha)) / s
+            # (i) Q = α yᵀ, Kᵀα = x;  (ii) K = α xᵀ, Qᵀα = y
+            Qp, Kp = (np.outer(alpha, y), fix(x)) if low == "Q" else (fix(y), np.outer(alpha, x))
+            out.append(ExpectedComponent(
+                f"start point with rk {low} = 1{where}", None,
+                "no prediction: a further point with the same (KᵀQ, V)",
+                exact_point(arch, [(Qp, Kp, V1)]), Expectation.PROBE))
+    return out
 
 
 def _branch_point(layer: LayerWeights, rng: np.random.Generator, swap: bool) -> list:
@@ -307,7 +446,8 @@ def _zeros(shape) -> np.ndarray:
 def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None,
           kind: PointKind | str = PointKind.GENERIC, seed: int = 0, blackbox: bool | None = None,
           max_loops: int = 50, timeout: float | None = None,
-          progress: bool | None = None) -> FiberDecomposition:
+          progress: bool | None = None, complete_check: bool | int | None = None
+          ) -> FiberDecomposition:
     """Witness sets of the fiber {W : φ_W = φ_W0} through W0, compared with the symmetries.
 
     Parameters
@@ -325,9 +465,17 @@ def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None,
     blackbox : bool, optional
         Also run witness.decompose on the same system (default: when the system has at most
         BLACKBOX_MAX_VARS unknowns).
-    max_loops, timeout : int, float, optional
-        Monodromy budget per start point (loops; seconds). A run stopped by a budget leaves a
-        partial witness set, which makes the verdict undecided, never a mismatch.
+    max_loops : int, optional
+        Monodromy loops per start point. A run stopped by a budget leaves a partial witness
+        set, which makes the verdict undecided, never a mismatch.
+    timeout : float, optional
+        Seconds for the whole computation (monodromy runs, completeness check, blackbox): each
+        step gets what is left; a step not started for lack of time is reported, and an
+        overrun above 10 % (a step runs to its end once started) is listed in `evidence`.
+    complete_check : bool or int, optional
+        Check completeness with witness supersets of the whole fiber system
+        (numag.fiber_complete): None or True up to fiber_complete.MAX_PATHS paths in all, an
+        int for another path budget, False not at all (``complete`` is then None).
     progress : bool, optional
         Progress bar (numag.progress).
 
@@ -365,6 +513,7 @@ def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None,
     if arch.kind != "lightning":
         raise ValueError("fibers are computed for lightning attention (polynomial); softmax "
                          "fibers are single points in (A, V) coordinates (HMK)")
+    deadline = None if timeout is None else t0 + timeout
     rng = np.random.default_rng(seed)
     layers = list(weights) if weights is not None else sample_point(arch, kind, seed)
     fs = fiber_system(arch, layers)
@@ -372,6 +521,7 @@ def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None,
     expected = expected_components(arch, layers, ptype, rng)
     tangent_dim = dim0 = exact_nullity(fs, fs.base_point)
     deflation = []
+    full = fs
     if ptype is PointType.RANK_ONE_PARALLEL:
         fs = with_rank_one_conditions(fs)
         dim0 = exact_nullity(fs, fs.base_point)
@@ -379,79 +529,224 @@ def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None,
                      f"the 2×2 minors of [A | Vᵀ] (they vanish on the predicted fiber) it is "
                      f"{dim0}" + (" (the fiber system is non-reduced there: deflated)"
                                   if dim0 < tangent_dim else "")]
-    comps, evidence, paths, failed = _monodromy_all(fs, expected, rng, max_loops, timeout,
-                                                    progress)
-    evidence = deflation + evidence
+    run = _Runner(fs, rng, max_loops, deadline, progress)
+    comps, evidence, skipped = _monodromy_all(run, expected)
+    comps, dist = distinct_components(comps, rng)
+    evidence = deflation + evidence + dist
+    complete = None
+    if complete_check is not False:
+        complete = _completeness(full, comps, run, rng, deadline, complete_check)
+        comps, dist = distinct_components(comps, rng)
+        evidence += dist + [f"completeness: {complete['reason']}"]
     bb = None
     if blackbox or (blackbox is None and fs.system.n_vars <= BLACKBOX_MAX_VARS):
-        bb, extra = _blackbox(fs, comps, seed)
-        comps += extra
-    matches, verdict, checks = _compare(expected, comps, dim0, bb)
+        left = _remaining(deadline)
+        if left is None or left > 0:
+            bb, extra = _blackbox(full, comps, seed, rng)
+            comps += extra
+        else:
+            evidence.append("blackbox decomposition not run: time budget exhausted")
+    matches, verdict, checks = _compare(expected, comps, dim0, bb, skipped,
+                                        complete["complete"] if complete else None)
+    seconds = time.perf_counter() - t0
+    if timeout is not None and seconds > 1.1 * timeout:
+        checks.append(f"time budget overrun: {seconds:.1f} s > 1.1 × timeout {timeout:g} s "
+                      f"(why: a monodromy loop, a membership test or a superset solve, once "
+                      f"started, runs to its end; the budget is checked between them)")
     return FiberDecomposition(arch, seed, weights_to_json(arch, layers), ptype, dim0,
                               tangent_dim, tuple(expected), tuple(comps), matches, verdict,
-                              tuple(evidence + checks), paths, failed,
-                              time.perf_counter() - t0, fs.to_json(), bb)
+                              tuple(evidence + checks), run.paths, run.failed, seconds,
+                              fs.to_json(), bb, complete, rank_profile(arch, layers))
 
 
-def _monodromy_all(fs, expected, rng, max_loops, timeout, progress):
+class _Runner:
+    """Monodromy from a point of the fiber (the shared budget, path counts)."""
+
+    def __init__(self, fs, rng, max_loops, deadline, progress):
+        self.fs, self.rng, self.max_loops = fs, rng, max_loops
+        self.deadline, self.progress = deadline, progress
+        self.paths = self.failed = 0
+
+    def __call__(self, label: str, point, k: int, found_by: FoundBy = FoundBy.MONODROMY
+                 ) -> tuple[list[FiberComponent], str]:
+        fs = self.fs
+        x = np.array([complex(v) for v in point])
+        system, form = fs.system, "expanded"
+        if not fs.architecture.is_single_layer:     # deep: the forward pass as a program
+            system = fiber_program(fs, fs.system.n_vars - k, int(self.rng.integers(2 ** 31)),
+                                   at=point)
+            form = f"program ({system.program.info['samples']} sample inputs)"
+        res = monodromy(system, k, x, seed=int(self.rng.integers(2 ** 31)),
+                        max_loops=self.max_loops, timeout=_remaining(self.deadline),
+                        progress=_progress.enabled(self.progress))
+        self.paths += res.paths_tracked
+        self.failed += res.failed_paths
+        line = (f"'{label}': monodromy from its point, local dim {k}, {res.loops} loops, "
+                f"{res.paths_tracked} paths, stop: {res.stop_reason}; tracked on the {form} "
+                f"system, checked on the exact coefficient equations")
+        out = []
+        for c, t in zip(res.components, res.trace_tests):
+            if not regular_witness_point(fs.system, c):
+                line += (f"; a set of dim {k}, degree {c.degree} NOT reported: [J_F; slice] is "
+                         f"not decided of full rank at its witness point (the start point's "
+                         f"Jacobian nullity {k} is not the dimension of a component through it:"
+                         f" a singular point of the fiber)")
+                continue
+            out.append(FiberComponent(label, c.dim, c.degree, t.to_json(), c.points,
+                                      res.stop_reason, found_by, witness_set=c))
+        return out, line
+
+
+RANK_ACCURACY = 1e-12      # error assumed for a Newton-refined monodromy witness point
+
+
+def regular_witness_point(F, W) -> bool:
+    """[J_F; slice] has full rank n at W's first witness point, decided (witness.solve.full_rank:
+    rank threshold max(RankOptions.zero_below, 1e3 × RANK_ACCURACY) on row-scaled rows): the
+    point is a smooth point of a W.dim-dimensional component of V(F). False also when
+    undecided."""
+    if not len(W.points):
+        return False
+    return full_rank(F, W.points[0], RANK_ACCURACY, resolve(None), W.slice_A)
+
+
+def _completeness(full, comps, run: _Runner, rng, deadline, check) -> dict:
+    """numag.fiber_complete on the (undeflated) fiber system; components through superset
+    points are found by monodromy from them (on the system the monodromy runs use)."""
+    from .fiber_complete import MAX_PATHS, check_completeness
+    found: list[str] = []
+
+    def new_component(x, k):
+        try:
+            got, line = run(f"superset point (dim {k})", x, k, FoundBy.SUPERSET)
+        except ValueError as exc:          # not a smooth point of a k-dim component
+            found.append(f"monodromy from a superset point failed: {exc}")
+            return []
+        found.append(line)
+        return [c for c in got if c.certified]
+    res = check_completeness(full, comps, new_component, rng, deadline,
+                             MAX_PATHS if check is None or check is True else int(check))
+    res["monodromy_from_superset_points"] = found
+    return res
+
+
+def _remaining(deadline: float | None) -> float | None:
+    """Seconds left until the deadline (None: no budget)."""
+    return None if deadline is None else deadline - time.perf_counter()
+
+
+def _monodromy_all(run: _Runner, expected):
+    """Monodromy from each expected start point not already on a component found; the
+    remaining time budget is shared (a start point reached after the deadline is skipped)."""
     comps: list[FiberComponent] = []
-    wsets, evidence, paths, failed = [], [], 0, 0
+    evidence, skipped = [], []
     for e in expected:
         x = np.array([complex(v) for v in e.point])
-        owner = _member_of(x, wsets, rng)
+        owner, undecided = _member_of(x, comps, run.rng)
         if owner is not None:
             evidence.append(f"start point of '{e.label}' is a member of the component of "
                             f"'{comps[owner].label}'")
             continue
-        k = exact_nullity(fs, e.point)
-        system, form = fs.system, "expanded"
-        if not fs.architecture.is_single_layer:     # deep: the forward pass as a program
-            system = fiber_program(fs, fs.system.n_vars - k, int(rng.integers(2 ** 31)),
-                                   at=e.point)
-            form = f"program ({system.program.info['samples']} sample inputs)"
-        res = monodromy(system, k, x, seed=int(rng.integers(2 ** 31)), max_loops=max_loops,
-                        timeout=timeout, progress=_progress.enabled(progress))
-        paths, failed = paths + res.paths_tracked, failed + res.failed_paths
-        evidence.append(f"'{e.label}': monodromy from its point, local dim {k}, "
-                        f"{res.loops} loops, {res.paths_tracked} paths, stop: {res.stop_reason}; "
-                        f"tracked on the {form} system, checked on the exact coefficient "
-                        f"equations")
-        for c, t in zip(res.components, res.trace_tests):
-            comps.append(FiberComponent(e.label, c.dim, c.degree, t.to_json(), c.points,
-                                        res.stop_reason))
-            wsets.append(c)
-    return comps, evidence, paths, failed
+        if undecided:
+            evidence.append(f"start point of '{e.label}': membership in the component(s) of "
+                            f"{undecided} undecided; monodromy runs from it, and its component "
+                            f"is compared with them below")
+        left = _remaining(run.deadline)
+        if left is not None and left <= 0:
+            skipped.append(e.label)
+            evidence.append(f"'{e.label}': monodromy not run (time budget exhausted)")
+            continue
+        got, line = run(e.label, e.point, exact_nullity(run.fs, e.point))
+        comps += got
+        evidence.append(line)
+    return comps, evidence, skipped
 
 
-def _member_of(x: np.ndarray, wsets, rng) -> int | None:
-    for i, W in enumerate(wsets):
-        if membership(x, W, seed=rng).verdict is True:
-            return i
-    return None
+def _member_of(x: np.ndarray, comps, rng) -> tuple[int | None, list[str]]:
+    """(index of a component that x is decided a member of, or None; labels of the components
+    whose membership test was undecided)."""
+    undecided = []
+    for i, c in enumerate(comps):
+        v = membership(x, c.witness_set, seed=rng).verdict
+        if v is True:
+            return i, undecided
+        if v is None:
+            undecided.append(c.label)
+    return None, undecided
 
 
-def _blackbox(fs: FiberSystem, comps: list[FiberComponent], seed: int):
-    """witness.decompose on the same system; components it finds that no monodromy component
-    accounts for (same dim and degree, and a witness point that is a member) are returned."""
+def distinct_components(comps: list[FiberComponent], rng) -> tuple[list[FiberComponent],
+                                                                     list[str]]:
+    """Two components are reported as two only when a witness point of the later one is decided
+    NOT a member of the earlier one (of dimension >= its own). A point decided a member drops
+    the later one (it is the same component, or lies inside a larger one); an undecided test
+    keeps it with ``distinct=None`` (the number of components is then undecided).
+
+    Returns the kept components and the evidence lines."""
+    kept: list[FiberComponent] = []
+    evidence = []
+    for c in comps:
+        verdict, inside = True, None
+        for k in kept:
+            if k.dim < c.dim or k.witness_set is None or not len(c.points):
+                continue
+            v = membership(c.points[0], k.witness_set, seed=rng).verdict
+            if v is True:
+                inside = k
+                break
+            if v is None:
+                verdict = None
+        if inside is not None:
+            evidence.append(f"component '{c.label}' (dim {c.dim}, degree {c.degree}) dropped: "
+                            f"its witness point is a member of '{inside.label}' (dim "
+                            f"{inside.dim}, degree {inside.degree})")
+            continue
+        if verdict is None:
+            evidence.append(f"component '{c.label}' (dim {c.dim}): membership of its witness "
+                            f"point in an earlier component undecided: it may not be distinct")
+        kept.append(dataclasses.replace(c, distinct=verdict))
+    return kept, evidence
+
+
+def _blackbox(fs: FiberSystem, comps: list[FiberComponent], seed: int, rng):
+    """witness.decompose on the same system, its components matched with ours by membership
+    tests in both directions (a witness point of each in the other, same dimension): matched
+    only when both are decided True. Its components that match none of ours are returned."""
     nid = decompose(fs.system, seed=seed)
-    found = [(c.dim, c.degree) for c in comps]
-    extra, matched = [], []
-    for c in nid.components:
-        key = (c.dim, c.degree)
-        if key in found:
-            found.remove(key)
-            matched.append(key)
-        else:
+    theirs = [(c, c.witness_set) for c in nid.components]
+    pairs, matched_ours, extra, tests = [], set(), [], []
+    for j, (c, W) in enumerate(theirs):
+        hit = None
+        for i, m in enumerate(comps):
+            if i in matched_ours or m.dim != c.dim or m.witness_set is None:
+                continue
+            there = membership(c.witness_set.points[0], m.witness_set, seed=rng).verdict
+            back = membership(m.points[0], W, seed=rng).verdict
+            tests.append({"blackbox": j, "ours": i, "theirs_in_ours": there,
+                          "ours_in_theirs": back})
+            if there is True and back is True:
+                hit = i
+                break
+        if hit is None:
             extra.append(FiberComponent("blackbox only", c.dim, c.degree, c.trace.to_json(),
-                                        c.witness_set.points, found_by=FoundBy.BLACKBOX))
-    info = {"components": [{"dim": c.dim, "degree": c.degree} for c in nid.components],
+                                        c.witness_set.points, found_by=FoundBy.BLACKBOX,
+                                        witness_set=W))
+        else:
+            matched_ours.add(hit)
+            pairs.append((j, hit))
+    missed = [i for i in range(len(comps)) if i not in matched_ours]
+    info = {"components": [{"dim": c.dim, "degree": c.degree} for c, _ in theirs],
             "certified": nid.certified, "seconds": round(nid.seconds, 2),
-            "agrees": not extra and not found,
-            "missed_by_blackbox": [{"dim": d, "degree": g} for d, g in found]}
+            "agrees": not extra and not missed,
+            "matched_by_membership": [{"blackbox": j, "ours": i} for j, i in pairs],
+            "membership_tests": tests,
+            "missed_by_blackbox": [{"dim": comps[i].dim, "degree": comps[i].degree}
+                                   for i in missed]}
     return info, extra
 
 
-def _compare(expected, comps, dim0, bb) -> tuple[bool, str, list[str]]:
+def _compare(expected, comps, dim0, bb, skipped=(), complete=None
+             ) -> tuple[bool | None, str, list[str]]:
     checks, problems = [], []
     first = expected[0]
     if first.dim is not None:
@@ -466,16 +761,17 @@ def _compare(expected, comps, dim0, bb) -> tuple[bool, str, list[str]]:
         if e.dim is not None and any(c.dim != e.dim for c in mine):
             problems.append(f"'{e.label}': dim {[c.dim for c in mine]} ≠ {e.dim}")
     for e in expected:
-        if not e.expectation.separate and any(c.label == e.label for c in comps):
+        if e.expectation is Expectation.ON_W0 and any(c.label == e.label for c in comps):
             problems.append(f"'{e.label}' gave a separate component: the branches differ")
-    missing = [e.label for e in expected if e.expectation.separate
+    missing = [e.label for e in expected if e.expectation.separate and e.label not in skipped
                and not any(c.label == e.label for c in comps)]
     if missing:
         problems.append(f"predicted components not reached separately: {missing}")
-    extra = [c for c in comps if c.found_by is FoundBy.BLACKBOX]
-    if extra:
-        problems.append(f"extra component(s) found by the blackbox decomposition: "
-                        f"{[(c.dim, c.degree) for c in extra]}")
+    for how in (FoundBy.BLACKBOX, FoundBy.SUPERSET):
+        extra = [c for c in comps if c.found_by is how]
+        if extra:
+            problems.append(f"component(s) no predicted point reached, found by the {how}: "
+                            f"{[(c.dim, c.degree) for c in extra]}")
     # monodromy stops uncertified only at a budget: an incomplete (trace test False) or
     # undecided witness set leaves the comparison undecided, it does not contradict it
     undecided = [f"'{c.label}' (dim {c.dim}, {c.degree} points, trace test "
@@ -483,6 +779,9 @@ def _compare(expected, comps, dim0, bb) -> tuple[bool, str, list[str]]:
                  f"residual {c.trace_test['residual']:.1e}, {c.trace_test['failed_paths']} "
                  f"failed paths; monodromy stop: {c.stop_reason or 'n/a'})"
                  for c in comps if not c.certified]
+    undecided += [f"'{c.label}' (dim {c.dim}): not proven distinct from an earlier component "
+                  f"(membership undecided)" for c in comps if c.distinct is None]
+    undecided += [f"'{label}' (monodromy not run: time budget exhausted)" for label in skipped]
     checks.append(f"{len(comps)} component(s): " + ", ".join(
         f"{c.label}: dim {c.dim}, degree {c.degree}, trace residual "
         f"{c.trace_test['residual']:.1e}" for c in comps))
@@ -491,8 +790,18 @@ def _compare(expected, comps, dim0, bb) -> tuple[bool, str, list[str]]:
                       f"({'agrees' if bb['agrees'] else 'DISAGREES'})")
     if problems:
         return False, "does not match the known symmetries: " + "; ".join(problems), checks
+    if all(e.dim is None for e in expected) and expected[0].source.startswith("no prediction"):
+        return None, (f"no prediction for this rank stratum: {len(comps)} component(s) found "
+                      f"{sorted((c.dim, c.degree) for c in comps)}; complete: "
+                      f"{ {True: 'yes', False: 'NOT proven', None: 'not checked'}[complete]}"
+                      + (f"; undecided: {', '.join(undecided)}" if undecided else "")), checks
     if undecided:
         why = ", ".join(undecided)
-        return None, ("undecided: everything computed agrees with the known symmetries, but the "
-                      f"trace test does not certify the witness set of {why}"), checks
-    return True, "matches the known symmetries", checks
+        return None, ("undecided: everything computed agrees with the known symmetries, but "
+                      f"not everything is settled: {why}"), checks
+    if complete is True:
+        return True, ("matches the known symmetries; the decomposition is complete (witness "
+                      "supersets of the whole fiber)"), checks
+    return True, ("matches the known symmetries for the components found; completeness "
+                  + ("not checked" if complete is None else "NOT proven") + ": other "
+                  "components are not excluded"), checks

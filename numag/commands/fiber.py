@@ -23,7 +23,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_option(p, FiberOptions, "blackbox", help="also run PHCpack's blackbox decomposition as "
                "a check (auto: on at most 6 unknowns)")
     add_option(p, FiberOptions, "timeout", metavar="SECONDS",
-               help="monodromy budget per start point (a partial result is flagged)")
+               help="time budget of the whole computation, seconds (a partial result is "
+                    "flagged; an overrun above 10 %% is reported with its cause)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -38,6 +39,7 @@ TRACE_WORDS = {True: "passed", False: "NOT passed: incomplete", None: "UNDECIDED
 
 def render(r: FiberDecomposition) -> str:
     rows = [("architecture", str(r.architecture)), ("point type", r.point_type),
+            ("point ranks", r.ranks),
             ("fiber dimension", f"{r.dimension} (exact Jacobian nullity at W0"
              + (f"; {r.tangent_dimension} before deflation)" if r.tangent_dimension != r.dimension
                 else ")"))]
@@ -47,7 +49,9 @@ def render(r: FiberDecomposition) -> str:
                      f"{TRACE_WORDS[t['verdict']]} (residual {t['residual']:.1e}"
                      f", tolerance {t['tolerance']:.0e})  [{c.label}]"))
     rows += [("expected", "; ".join(f"{e.label}: dim {e.dim if e.dim is not None else '?'}"
-                                    for e in r.expected)),
+                                    f" ({e.source})" for e in r.expected)),
+             ("complete", {True: "yes", False: "NOT proven", None: "not checked"}[r.complete]
+              + (f": {r.completeness['reason']}" if r.completeness else "")),
              ("verdict", r.verdict),
              ("paths tracked", f"{r.paths_tracked} ({r.failed_paths} failed)"),
              ("seed", r.seed), ("time", f"{r.seconds:.2f} s")]

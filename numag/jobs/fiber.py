@@ -59,7 +59,7 @@ class FiberOptions:
     seed: int = option(0, bound=Bound(0), help="seed of every random choice")
     blackbox: Blackbox = option(Blackbox.AUTO, help="also run PHCpack's blackbox decomposition")
     timeout: float | None = option(None, bound=Bound(0, strict=True),
-                                   help="monodromy budget per start point, seconds")
+                                   help="time budget of the whole computation, seconds")
     arch: Family = family_option()
     heads: int | None = heads_option()
     activation_degree: int | None = activation_degree_option()
