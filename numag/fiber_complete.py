@@ -13,7 +13,7 @@ membership test, a failed path or a start-point count that differs from the root
 the decomposition not proven complete.
 
 Gauges (each removes dimensions from every component alike, so components correspond one to one;
-derived, paper-notes §2.1):
+derived, paper-notes §3.3):
 
 * the diagonal torus of F (numag.fiber_superset), when φ_W0 ≠ 0 (F has a nonzero constant
   term: W = 0 is not on the fiber);
@@ -159,7 +159,7 @@ def check_completeness(fs, comps, new_component, rng, deadline: float | None,
     n = F.n_vars
     g = gauge(fs, int(rng.integers(2**31)))
     Fr = g.system
-    low = g.torus.rows if g.torus is not None else 0
+    low = max(g.torus.rows if g.torus is not None else 0, Fr.n_vars - Fr.n_equations)
     dims = list(range(Fr.n_vars - 1, low - 1, -1))
     counts = {d: root_count(Fr, g.groups, d, g.torus) for d in dims}
     total = sum(counts.values())

@@ -8,7 +8,7 @@ random complex combinations of the equations, row-equilibrated) is square, and e
 solution of it is the end of a path of a homotopy from a start system of the same structure
 (Sommese–Wampler 2005, Thm. 13.3.1 and §13.5; gamma trick, Lemma 7.1.3).
 
-**Torus gauge** (derived; paper-notes §2.1). The exponents of F's monomials define the largest
+**Torus gauge** (derived; paper-notes §3.3). The exponents of F's monomials define the largest
 diagonal torus T = {λ : λ^e = 1 for every exponent e} that leaves every equation, hence V(F),
 invariant (computed exactly: the integer null space of the exponent matrix). Its orbits in the
 fiber of a point φ ≠ 0 of a lightning network are free on every component, and each gauge class

@@ -49,7 +49,7 @@ from typing import Sequence
 import flint
 import numpy as np
 
-from witness import decompose, membership, monodromy
+from witness import decompose, membership, membership_many, monodromy, trace_test
 from witness.jsonio import points_to_json
 from witness.options import resolve
 from witness.solve import full_rank
@@ -63,7 +63,10 @@ from . import progress as _progress
 from .points import PointKind, _rank_one_factors, _rationals, exact_rank, sample_point
 from .symmetry import orbit_tangents
 
-BLACKBOX_MAX_VARS = 6          # "small shapes": measured 14 s at 6 unknowns, 130 s at 8
+DEFAULT_COMPLETE_PATHS = 2000   # completeness check by default (measured: 1054 paths, deep
+                                # (2,1,1), ~1 min under load; 4430 paths, (3,2) a = 1: 190 s)
+BLACKBOX_MAX_VARS = 4          # "small shapes": witness.decompose measured 362 s at 6 unknowns
+                               # ((2,1) a = 1, 327 s of it at dim 0; machine load 17)
 
 
 class PointType(enum.StrEnum):
@@ -464,7 +467,7 @@ def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None,
         Seeds every random choice (points, slices, gammas); recorded.
     blackbox : bool, optional
         Also run witness.decompose on the same system (default: when the system has at most
-        BLACKBOX_MAX_VARS unknowns).
+        BLACKBOX_MAX_VARS unknowns and no timeout is set: it cannot be interrupted).
     max_loops : int, optional
         Monodromy loops per start point. A run stopped by a budget leaves a partial witness
         set, which makes the verdict undecided, never a mismatch.
@@ -474,8 +477,9 @@ def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None,
         overrun above 10 % (a step runs to its end once started) is listed in `evidence`.
     complete_check : bool or int, optional
         Check completeness with witness supersets of the whole fiber system
-        (numag.fiber_complete): None or True up to fiber_complete.MAX_PATHS paths in all, an
-        int for another path budget, False not at all (``complete`` is then None).
+        (numag.fiber_complete), when their paths over all dimensions are at most: None
+        DEFAULT_COMPLETE_PATHS, True fiber_complete.MAX_PATHS, an int that many; False or 0:
+        not at all (``complete`` is then None, as it is above the budget).
     progress : bool, optional
         Progress bar (numag.progress).
 
@@ -534,12 +538,13 @@ def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None,
     comps, dist = distinct_components(comps, rng)
     evidence = deflation + evidence + dist
     complete = None
-    if complete_check is not False:
+    if complete_check is not False and complete_check != 0:
         complete = _completeness(full, comps, run, rng, deadline, complete_check)
         comps, dist = distinct_components(comps, rng)
         evidence += dist + [f"completeness: {complete['reason']}"]
     bb = None
-    if blackbox or (blackbox is None and fs.system.n_vars <= BLACKBOX_MAX_VARS):
+    if blackbox or (blackbox is None and timeout is None
+                    and fs.system.n_vars <= BLACKBOX_MAX_VARS):
         left = _remaining(deadline)
         if left is None or left > 0:
             bb, extra = _blackbox(full, comps, seed, rng)
@@ -624,8 +629,8 @@ def _completeness(full, comps, run: _Runner, rng, deadline, check) -> dict:
             return []
         found.append(line)
         return [c for c in got if c.certified]
-    res = check_completeness(full, comps, new_component, rng, deadline,
-                             MAX_PATHS if check is None or check is True else int(check))
+    budget = {None: DEFAULT_COMPLETE_PATHS, True: MAX_PATHS}.get(check, check)
+    res = check_completeness(full, comps, new_component, rng, deadline, int(budget))
     res["monodromy_from_superset_points"] = found
     return res
 
@@ -646,7 +651,12 @@ def _monodromy_all(run: _Runner, expected):
         if owner is not None:
             evidence.append(f"start point of '{e.label}' is a member of the component of "
                             f"'{comps[owner].label}'")
-            continue
+            if not (e.expectation.separate and comps[owner].degree > 1):
+                continue
+            evidence.append(f"'{e.label}' is predicted separate: monodromy from it too (a "
+                            f"smaller certified set through it would split "
+                            f"'{comps[owner].label}', e.g. after a path jump between "
+                            f"components in a loop)")
         if undecided:
             evidence.append(f"start point of '{e.label}': membership in the component(s) of "
                             f"{undecided} undecided; monodromy runs from it, and its component "
@@ -696,6 +706,14 @@ def distinct_components(comps: list[FiberComponent], rng) -> tuple[list[FiberCom
                 break
             if v is None:
                 verdict = None
+        if inside is not None and c.certified and c.dim == inside.dim \
+                and c.degree < inside.degree:
+            rest, line = _split(inside, c, rng)
+            evidence.append(line)
+            if rest is not None:
+                kept[kept.index(inside)] = rest
+                kept.append(dataclasses.replace(c, distinct=True))
+            continue
         if inside is not None:
             evidence.append(f"component '{c.label}' (dim {c.dim}, degree {c.degree}) dropped: "
                             f"its witness point is a member of '{inside.label}' (dim "
@@ -706,6 +724,30 @@ def distinct_components(comps: list[FiberComponent], rng) -> tuple[list[FiberCom
                             f"point in an earlier component undecided: it may not be distinct")
         kept.append(dataclasses.replace(c, distinct=verdict))
     return kept, evidence
+
+
+def _split(big: FiberComponent, small: FiberComponent, rng):
+    """``small`` (certified) lies in ``big`` of the same dimension and smaller degree: ``big``
+    is reducible. Its witness points decided members of ``small`` are removed; the rest must
+    pass the trace test on their own. Returns (the remainder as a component or None, evidence).
+    """
+    res = membership_many(big.points, small.witness_set, seed=rng)
+    verdicts = [m.verdict for m in res]
+    inside = [i for i, v in enumerate(verdicts) if v is True]
+    rest = [i for i, v in enumerate(verdicts) if v is False]
+    head = (f"'{small.label}' (dim {small.dim}, degree {small.degree}, certified) lies in "
+            f"'{big.label}' (degree {big.degree}): {len(inside)} of its witness points are "
+            f"members, {len(rest)} are not, {len(verdicts) - len(inside) - len(rest)} undecided")
+    if len(inside) != small.degree or len(inside) + len(rest) != big.degree or not rest:
+        return None, head + "; not split (counts inconsistent or undecided)"
+    W = big.witness_set.with_points(big.points[rest])
+    t = trace_test(W, seed=rng)
+    if t.verdict is not True:
+        return None, head + f"; the remainder fails the trace test ({t.verdict}): not split"
+    comp = FiberComponent(big.label, big.dim, len(rest), t.to_json(), W.points,
+                          big.stop_reason, big.found_by, True, W)
+    return comp, head + (f"; split: the remainder ({len(rest)} points) passes the trace test "
+                         f"(residual {t.residual:.1e}): two components")
 
 
 def _blackbox(fs: FiberSystem, comps: list[FiberComponent], seed: int, rng):

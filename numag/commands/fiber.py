@@ -21,10 +21,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                     "ranks define the architecture")
     add_option(p, FiberOptions, "seed")
     add_option(p, FiberOptions, "blackbox", help="also run PHCpack's blackbox decomposition as "
-               "a check (auto: on at most 6 unknowns)")
+               "a check (auto: on at most 4 unknowns and without --timeout)")
     add_option(p, FiberOptions, "timeout", metavar="SECONDS",
                help="time budget of the whole computation, seconds (a partial result is "
                     "flagged; an overrun above 10 %% is reported with its cause)")
+    add_option(p, FiberOptions, "complete_paths", metavar="PATHS",
+               help="check completeness (witness supersets of the whole fiber at every "
+                    "dimension) when it needs at most PATHS paths; 0: never")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 

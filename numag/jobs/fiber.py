@@ -60,6 +60,9 @@ class FiberOptions:
     blackbox: Blackbox = option(Blackbox.AUTO, help="also run PHCpack's blackbox decomposition")
     timeout: float | None = option(None, bound=Bound(0, strict=True),
                                    help="time budget of the whole computation, seconds")
+    complete_paths: int = option(2000, bound=Bound(0),
+                                 help="path budget of the completeness check (witness "
+                                      "supersets of the whole fiber); 0: not checked")
     arch: Family = family_option()
     heads: int | None = heads_option()
     activation_degree: int | None = activation_degree_option()
@@ -107,4 +110,5 @@ def run_fiber(options: FiberOptions, progress: bool | None = None) -> FiberDecom
     else:
         arch, layers = options.architecture(), None
     return fiber(arch, layers, kind=options.point or PointKind.GENERIC, seed=options.seed,
-                 blackbox=options.blackbox.flag, timeout=options.timeout, progress=progress)
+                 blackbox=options.blackbox.flag, timeout=options.timeout, progress=progress,
+                 complete_check=options.complete_paths)
