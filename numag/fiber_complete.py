@@ -143,8 +143,9 @@ def check_completeness(fs, comps, new_component, rng, deadline: float | None,
     fs : numag.encode.FiberSystem
     comps : list of numag.fibers.FiberComponent (with witness sets); extended in place by the
         components found through superset points
-    new_component : callable (point (n,) complex, dim) -> list of FiberComponent: monodromy
-        from a superset point on no reported component
+    new_component : callable (point (n,) complex, dim) -> list of FiberComponent (certified
+        components by monodromy from a superset point on no reported component), or None when
+        it could not run (no time left)
     rng : numpy Generator (seeds of every superset; recorded)
     deadline : perf_counter time after which no further superset is started (None: none)
     max_paths : total root count over all dimensions above which nothing is computed
@@ -193,8 +194,9 @@ def check_completeness(fs, comps, new_component, rng, deadline: float | None,
             where = _place(X, full_dim, comps, rng, acc)
             if where is None and regular:
                 found = new_component(X, full_dim)
-                comps.extend(found)
-                where = "new component" if found else "unexplained"
+                comps.extend(found or [])
+                where = "new component" if found else \
+                    ("undecided" if found is None else "unexplained")
             elif where is None:
                 where = "unexplained"
             placed[where] += 1

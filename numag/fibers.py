@@ -52,7 +52,7 @@ import numpy as np
 from witness import decompose, membership, membership_many, monodromy, trace_test
 from witness.jsonio import points_to_json
 from witness.options import resolve
-from witness.solve import full_rank
+from witness.dualspace import row_scales, scaled_rank
 
 from .architecture import Architecture, LayerWeights
 from .arith import RationalArithmetic
@@ -606,38 +606,20 @@ RANK_ACCURACY = 1e-12      # error assumed for a Newton-refined monodromy witnes
 
 
 def regular_witness_point(F, W) -> bool:
-    """[J_F; slice] has full rank n at W's first witness point, decided (witness.solve.full_rank:
-    rank threshold max(RankOptions.zero_below, 1e3 × RANK_ACCURACY) on row-scaled rows): the
-    point is a smooth point of a W.dim-dimensional component of V(F). False also when
-    undecided."""
+    """False only when [J_F; slice] at W's first witness point is DECIDED rank deficient
+    (witness.dualspace.scaled_rank on row-scaled rows, threshold max(RankOptions.zero_below,
+    1e3 × RANK_ACCURACY)): then the point is not a smooth point of a W.dim-dimensional
+    component. An undecided rank (e.g. the ill-conditioned expanded deep systems) keeps it."""
     if not len(W.points):
         return False
-    return full_rank(F, W.points[0], RANK_ACCURACY, resolve(None), W.slice_A)
-
-
-def _completeness(full, comps, run: _Runner, rng, deadline, check) -> dict:
-    """numag.fiber_complete on the (undeflated) fiber system; components through superset
-    points are found by monodromy from them (on the system the monodromy runs use)."""
-    from .fiber_complete import MAX_PATHS, check_completeness
-    found: list[str] = []
-
-    def new_component(x, k):
-        try:
-            got, line = run(f"superset point (dim {k})", x, k, FoundBy.SUPERSET)
-        except ValueError as exc:          # not a smooth point of a k-dim component
-            found.append(f"monodromy from a superset point failed: {exc}")
-            return []
-        found.append(line)
-        return [c for c in got if c.certified]
-    budget = {None: DEFAULT_COMPLETE_PATHS, True: MAX_PATHS}.get(check, check)
-    res = check_completeness(full, comps, new_component, rng, deadline, int(budget))
-    res["monodromy_from_superset_points"] = found
-    return res
-
-
-def _remaining(deadline: float | None) -> float | None:
-    """Seconds left until the deadline (None: no budget)."""
-    return None if deadline is None else deadline - time.perf_counter()
+    x, opt = W.points[0], resolve(None)
+    tau = max(opt.rank.zero_below, 1e3 * RANK_ACCURACY)
+    J = F.jacobian(x[None, :])[0] / row_scales(F.polynomials, x)[:, None]
+    A = W.slice_A
+    if len(A):
+        J = np.vstack([J, A / np.abs(A).sum(axis=1, keepdims=True)])
+    dec = scaled_rank(J, dataclasses.replace(opt.rank, zero_below=tau))
+    return not (dec.decided and dec.rank < F.n_vars)
 
 
 def _monodromy_all(run: _Runner, expected):
