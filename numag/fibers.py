@@ -622,6 +622,35 @@ def regular_witness_point(F, W) -> bool:
     return not (dec.decided and dec.rank < F.n_vars)
 
 
+def _completeness(full, comps, run: _Runner, rng, deadline, check) -> dict:
+    """numag.fiber_complete on the (undeflated) fiber system; components through superset
+    points are found by monodromy from them (on the system the monodromy runs use)."""
+    from .fiber_complete import MAX_PATHS, check_completeness
+    found: list[str] = []
+
+    def new_component(x, k):
+        left = _remaining(deadline)
+        if left is not None and left <= 0:
+            found.append(f"no time left for monodromy from a superset point (dim {k})")
+            return None
+        try:
+            got, line = run(f"superset point (dim {k})", x, k, FoundBy.SUPERSET)
+        except ValueError as exc:          # not a smooth point of a k-dim component
+            found.append(f"monodromy from a superset point failed: {exc}")
+            return []
+        found.append(line)
+        return [c for c in got if c.certified]
+    budget = {None: DEFAULT_COMPLETE_PATHS, True: MAX_PATHS}.get(check, check)
+    res = check_completeness(full, comps, new_component, rng, deadline, int(budget))
+    res["monodromy_from_superset_points"] = found
+    return res
+
+
+def _remaining(deadline: float | None) -> float | None:
+    """Seconds left until the deadline (None: no budget)."""
+    return None if deadline is None else deadline - time.perf_counter()
+
+
 def _monodromy_all(run: _Runner, expected):
     """Monodromy from each expected start point not already on a component found; the
     remaining time budget is shared (a start point reached after the deadline is skipped)."""
