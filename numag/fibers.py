@@ -63,8 +63,9 @@ from . import progress as _progress
 from .points import PointKind, _rank_one_factors, _rationals, exact_rank, sample_point
 from .symmetry import orbit_tangents
 
-DEFAULT_COMPLETE_PATHS = 2000   # completeness check by default (measured: 1054 paths, deep
-                                # (2,1,1), ~1 min under load; 4430 paths, (3,2) a = 1: 190 s)
+DEFAULT_COMPLETE_PATHS = 1000   # completeness check by default (measured under load 8-17:
+                                # 1054 paths, deep (2,1,1), ~10 min in a test run; 4430 paths,
+                                # (3,2) a = 1: 190 s; 270 paths, zero fiber of (2,1): 48 s)
 BLACKBOX_MAX_VARS = 4          # "small shapes": witness.decompose measured 362 s at 6 unknowns
                                # ((2,1) a = 1, 327 s of it at dim 0; machine load 17)
 

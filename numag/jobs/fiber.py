@@ -60,7 +60,7 @@ class FiberOptions:
     blackbox: Blackbox = option(Blackbox.AUTO, help="also run PHCpack's blackbox decomposition")
     timeout: float | None = option(None, bound=Bound(0, strict=True),
                                    help="time budget of the whole computation, seconds")
-    complete_paths: int = option(2000, bound=Bound(0),
+    complete_paths: int = option(1000, bound=Bound(0),
                                  help="path budget of the completeness check (witness "
                                       "supersets of the whole fiber); 0: not checked")
     arch: Family = family_option()
