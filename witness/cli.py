@@ -1,6 +1,9 @@
 """Command line: ``python -m witness decompose|solve FILE [--seed S] [--precision d|dd|qd]
 [--parameters VALUES] [--json]``, ``solve ... --certify`` and
-``python -m witness certify FILE --solutions SOLS.json [--max-precision BITS] [--json]``.
+``python -m witness certify FILE --solutions SOLS.json [--max-precision BITS] [--json]``,
+``python -m witness monodromy FILE --start START.json [--seed S] [--json] [--certify]`` and
+``python -m witness track FILE --start START.json --target TARGET.json [--json] [--certify]``
+(parameter families: ``witness.parameter_cli``).
 
 FILE holds one polynomial per line or ';'-separated polynomials, after optional headers
 ``variables: x, y, z`` and ``parameters: p`` ('-' reads stdin; lines starting with '#' are
@@ -12,7 +15,11 @@ With ``--json`` the output is one JSON object: ``decompose``: ``components`` (a 
 "degree", "points", ...}); ``solve``: ``solutions`` (each {"point", "real", "multiplicity",
 "residual", "refinement"}), ``real``, ``rejected``, ... and with ``--certify`` ``certification``;
 ``certify``: counts ``certified``, ``distinct``, ``real``, ``nonreal`` and per solution its
-status and box radius (``witness.certify.CertificationResult.to_json``). Points are lists of
+status and box radius (``witness.certify.CertificationResult.to_json``); ``monodromy``:
+``solutions``, ``complete`` (true / null), ``trace_residual``, ``loops``, ``paths_tracked``,
+``seed``, ``seconds``, ... (``witness.monodromy_solve.MonodromySolveResult.to_json``);
+``track``: ``solutions``, ``multiplicities``, ``paths`` (regular / singular / at infinity /
+failed) (``witness.parameters.ParameterTrackResult.to_json``). Points are lists of
 ``[re, im]`` pairs in the order of ``variables``. Exit codes: 0 ok, 2 bad input, 3 PHCpack
 failure.
 """
@@ -30,6 +37,7 @@ from .certify import CertificationResult, certify
 from .decompose import decompose
 from .inputfile import SystemFile, read_system_file
 from .jsonio import parameters_from_json, points_from_json
+from .parameter_cli import run_monodromy, run_track
 from .solve_report import format_point, solve_report
 from .system import PolynomialSyntaxError
 
@@ -152,7 +160,31 @@ def _parser() -> argparse.ArgumentParser:
                         "numbers / [re, im], or objects by variable name)")
     p.add_argument("--max-precision", type=int, default=256, metavar="BITS",
                    help="highest precision tried for hard candidates (>= 53, default 256)")
+    p = sub.add_parser("monodromy", help="all solutions of a parametrized system from one "
+                                         "(or more) start solutions, by monodromy loops")
+    _add_family(p)
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed (default: drawn; recorded in the output)")
+    p.add_argument("--stall-loops", type=int, default=None, metavar="K",
+                   help="stopping rule: stop after K rounds in a row without a new solution "
+                        "(default 40)")
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS")
+    p = sub.add_parser("track", help="parameter homotopy of start solutions to target "
+                                     "parameters, with endgame and path accounting")
+    _add_family(p)
+    p.add_argument("--target", required=True, metavar="TARGET.json",
+                   help='{"parameters": {...}}: the target parameter values')
+    p.add_argument("--seed", type=int, default=1, help="seed (recorded in the output)")
     return ap
+
+
+def _add_family(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help="polynomials with a 'parameters:' header ('-': stdin)")
+    p.add_argument("--start", required=True, metavar="START.json",
+                   help='{"parameters": {"p": "0"}, "solutions": [{"x": "2"}]}')
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--certify", action="store_true",
+                   help="prove the solutions with the Krawczyk test (witness.certify)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -161,6 +193,13 @@ def main(argv: list[str] | None = None) -> int:
         sf = read_system_file(args.file)
         if args.command == "certify":
             out = run_certify(sf, args.solutions, args.parameters, args.max_precision)
+        elif args.command == "monodromy":
+            out = run_monodromy(sf, _load_json(args.start, "--start"), args.start, args.seed,
+                                args.certify, args.stall_loops, args.timeout)
+        elif args.command == "track":
+            out = run_track(sf, _load_json(args.start, "--start"), args.start,
+                            _load_json(args.target, "--target"), args.target, args.seed,
+                            args.certify)
         else:
             values = parameter_values(sf, args.parameters)
             if args.command == "solve":

@@ -208,8 +208,8 @@ def check_solutions(family: Family, p, X, options: Options | None = None,
     tol = opt.points.residual_tol
     for k, r in enumerate(res):
         if not r <= tol:
-            raise ValueError(f"{what} #{k} is not a solution at the given parameters: backward "
-                             f"error {r:.2e} > {tol:.0e} (is it in the order "
+            raise ValueError(f"{what} #{k} is not a solution at the given parameters: residual "
+                             f"(backward error) {r:.2e} > {tol:.0e} (is it in the order "
                              f"{', '.join(family.variables)}?)")
     sv = family.singular_values(X, p)
     ok = nonsingular_rule(sv, opt)
