@@ -2,6 +2,7 @@
 systems, side by side with what a researcher would otherwise run.
 
   python benchmarks/certify.py [--quick] [--systems katsura-6,cyclic-7,...]
+  python benchmarks/certify.py --monodromy [--quick] [--out]
 
 Per system: the solutions come from witness.phc.solve (PHCpack's blackbox solver; katsura-n for
 n >= 6 in double-double, which double precision merges roots of: shared/known-answer-systems.md).
@@ -13,6 +14,17 @@ Columns:
   points: the usual non-rigorous check, and the ratio refine / certify;
 * solve: seconds PHCpack took to find the points, and the ratio solve / certify (what the
   proof costs relative to finding the solutions).
+
+``--monodromy``: monodromy solve vs PHCpack's blackbox on the same parametrized systems: the
+families F(x) - p of katsura-5/6 and cyclic-5 (``witness.examples.with_offsets``), seeded at a
+random point x* (p* = F(x*)). Columns: monodromy (``witness.monodromy_solve``) seconds, loops,
+paths and its verdict; seconds of the parameter homotopy from p* to p = 0 (the standard system,
+``witness.parameters.track_parameters``) and how many solutions it reached; PHCpack's blackbox
+solve of the system at p = 0 (seconds, solutions); and both solution sets certified
+(certified / distinct / real). The ratio blackbox / (monodromy + track) is what one solve
+costs; the ratio blackbox / track is what every further parameter value costs once the
+monodromy solve is done (the use case: one monodromy solve, then many parameter values).
+``--out`` also writes the table to benchmarks/results/certify-monodromy-DATE-HOST.txt.
 
 Goal (issue 13): cyclic-7's 924 solutions certified in under 30 s. HomotopyContinuation.jl's
 ``certify`` would be the natural comparison; Julia is not installed here, so it is not run.
@@ -31,7 +43,14 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]
 
 from witness import phc, refine  # noqa: E402
 from witness.certify import certify  # noqa: E402
-from witness.examples import cyclic, katsura  # noqa: E402
+from witness.examples import cyclic, katsura, with_offsets  # noqa: E402
+from witness.monodromy_solve import monodromy_solve  # noqa: E402
+from witness.parameters import Family, track_parameters  # noqa: E402
+
+import datetime  # noqa: E402
+import platform  # noqa: E402
+
+import numpy as np  # noqa: E402
 
 SYSTEMS = {
     "katsura-6": (lambda: katsura(6), "dd"),
@@ -60,12 +79,82 @@ def run(name: str, seed: int) -> dict:
             "per_s": len(X) / c.seconds, "refine_s": t_refine, "solve_s": t_solve}
 
 
+FAMILIES = {"katsura-5": lambda: katsura(5), "cyclic-5": lambda: cyclic(5),
+            "katsura-6": lambda: katsura(6)}
+MONO_QUICK = ["katsura-5", "cyclic-5"]
+
+
+def run_monodromy(name: str, seed: int) -> dict:
+    F = FAMILIES[name]()
+    n = F.n_vars
+    fam = Family(with_offsets(F), n)
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(n) + 1j * rng.standard_normal(n)
+    p = F.evaluate(x[None])[0]
+    r = monodromy_solve(fam, p, [x], seed=seed, timeout=240, progress=False)
+    tr = track_parameters(fam, r.solutions, p, np.zeros(n), seed=seed)
+    t0 = time.perf_counter()
+    ph = phc.solve(F, seed=seed).points
+    t_phc = time.perf_counter() - t0
+    cm, cp = certify(F, tr.solutions), certify(F, ph)
+    return {"system": name, "mono_s": r.seconds, "loops": r.loops, "paths": r.paths_tracked,
+            "found": len(r.solutions), "complete": r.complete, "track_s": tr.seconds,
+            "reached": tr.accounting.regular, "phc_s": t_phc, "phc": len(ph),
+            "cert_m": (cm.certified, cm.distinct, cm.real),
+            "cert_p": (cp.certified, cp.distinct, cp.real)}
+
+
+def monodromy_table(names: list[str], seed: int) -> list[str]:
+    head = (f"{'system':10s} {'mono s':>7s} {'loops':>5s} {'paths':>6s} {'found':>5s} "
+            f"{'complete':>8s} {'track s':>7s} {'reach':>5s} {'phc s':>6s} {'phc':>4s} "
+            f"{'ratio1':>6s} {'ratio2':>6s}  certified/distinct/real mono | phc")
+    lines = [head]
+    print(head, flush=True)
+    for name in names:
+        r = run_monodromy(name, seed)
+        line = (f"{r['system']:10s} {r['mono_s']:7.2f} {r['loops']:5d} {r['paths']:6d} "
+                f"{r['found']:5d} {str(r['complete']):>8s} {r['track_s']:7.2f} "
+                f"{r['reached']:5d} {r['phc_s']:6.2f} {r['phc']:4d} "
+                f"{r['phc_s'] / (r['mono_s'] + r['track_s']):6.2f} "
+                f"{r['phc_s'] / r['track_s']:6.1f}  {'/'.join(map(str, r['cert_m']))} | "
+                f"{'/'.join(map(str, r['cert_p']))}")
+        lines.append(line)
+        print(line, flush=True)
+    tail = ("ratio1 = phc / (monodromy + track): one solve; ratio2 = phc / track: each further "
+            "parameter value (> 1: ours is faster)")
+    print(tail)
+    return lines + [tail]
+
+
+def write_result(lines: list[str], seed: int) -> str:
+    day = datetime.date.today().isoformat()
+    host = platform.node() or "unknown"
+    path = os.path.join(_here, "results", f"certify-monodromy-{day}-{host}.txt")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(f"# benchmarks/certify.py --monodromy, {day}, host {host}, "
+                f"{platform.machine()} {os.cpu_count()} cores, load average "
+                f"{os.getloadavg()[0]:.1f} at the end (shared machine: timings noisy), "
+                f"seed {seed}\n")
+        f.write("\n".join(lines) + "\n")
+    return path
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK)}")
     ap.add_argument("--systems", help=f"comma-separated from {', '.join(SYSTEMS)}")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--monodromy", action="store_true",
+                    help="monodromy solve vs PHCpack's blackbox on parametrized systems")
+    ap.add_argument("--out", action="store_true",
+                    help="with --monodromy: also write benchmarks/results/...-DATE-HOST.txt")
     args = ap.parse_args(argv)
+    if args.monodromy:
+        names = MONO_QUICK if args.quick else list(FAMILIES)
+        lines = monodromy_table(names, args.seed)
+        if args.out:
+            print("written:", write_result(lines, args.seed))
+        return
     names = args.systems.split(",") if args.systems else (QUICK if args.quick else FULL)
     unknown = [n for n in names if n not in SYSTEMS]
     if unknown:

@@ -16,7 +16,7 @@ import pytest
 
 from witness import PolynomialSystem, phc
 from witness.certify import certify
-from witness.examples import katsura
+from witness.examples import katsura, with_offsets
 from witness.monodromy_solve import monodromy_solve
 from witness.parameters import Family, check_solutions, track_parameters
 
@@ -50,27 +50,13 @@ def test_cubic_from_one_seed_gives_three_roots(seed):
     assert r.seed == seed and r.paths_tracked > 0 and r.loops >= 1
 
 
-def family_minus_values(F: PolynomialSystem) -> Family:
-    """F(x) - p: one parameter per equation, so any point x* is a solution at p = F(x*)."""
-    n = F.n_vars
-    names = list(F.variables) + [f"p{i}" for i in range(n)]
-    polys = []
-    for i, P in enumerate(F.polynomials):
-        d = {e + (0,) * n: c for e, c in P.items()}
-        e = [0] * (2 * n)
-        e[n + i] = 1
-        d[tuple(e)] = -1
-        polys.append(d)
-    return Family(PolynomialSystem.from_dicts(names, polys), n)
-
-
 @pytest.mark.parametrize("n", [3, 4])
 @pytest.mark.parametrize("seed", [1, 2])
 def test_katsura_by_monodromy_then_certified(n, seed):
     """Monodromy on F(x) - p from a random point, tracked to p = 0: katsura-n's 2^n roots,
     certified, with the real count known exactly."""
     K = katsura(n)
-    fam = family_minus_values(K)
+    fam = Family(with_offsets(K), n + 1)
     rng = np.random.default_rng(seed)
     x = rng.standard_normal(n + 1) + 1j * rng.standard_normal(n + 1)
     p = K.evaluate(x[None])[0]

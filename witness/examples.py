@@ -3,7 +3,8 @@
 cyclic(n): Björck–Fröberg cyclic-n roots (cyclic-5: 70 isolated roots, cyclic-7: 924);
 katsura(n): Katsura's system in n + 1 unknowns (2^n isolated regular roots);
 random_dense(degrees, n, rng, through=None): dense random complex polynomials of the given
-degrees, optionally shifted to vanish at a point (generic hypersurface / complete intersection).
+degrees, optionally shifted to vanish at a point (generic hypersurface / complete intersection);
+with_offsets(F): the family F(x) - p (a seeded parametrized system).
 """
 from __future__ import annotations
 
@@ -47,3 +48,19 @@ def random_dense(degrees, n: int, rng: np.random.Generator, through=None) -> Pol
             p[(0,) * n] -= sum(ci * np.prod(pt ** np.array(e)) for e, ci in zip(exps, c))
         polys.append(p)
     return PolynomialSystem.from_dicts([f"x{i}" for i in range(n)], polys)
+
+
+def with_offsets(F: PolynomialSystem) -> PolynomialSystem:
+    """The family F(x) - p with one parameter per equation, over the variables
+    (x..., p0..p{m-1}): every point x* is a solution at p = F(x*), so a square F gives a
+    seeded family for ``witness.monodromy_solve`` (parameters last, as
+    ``witness.parameters.Family`` needs); F itself is the member at p = 0."""
+    n, m = F.n_vars, F.n_equations
+    polys = []
+    for i, P in enumerate(F.polynomials):
+        d = {e + (0,) * m: c for e, c in P.items()}
+        e = [0] * (n + m)
+        e[n + i] = 1
+        d[tuple(e)] = -1
+        polys.append(d)
+    return PolynomialSystem.from_dicts(list(F.variables) + [f"p{i}" for i in range(m)], polys)
