@@ -37,6 +37,7 @@ import flint
 import numpy as np
 
 from witness import decompose, membership, monodromy
+from witness.certify_witness import certify_witness_points
 from witness.jsonio import points_to_json
 
 from .architecture import Architecture, LayerWeights
@@ -118,6 +119,10 @@ class FiberComponent:
         why its monodromy run stopped (a budget means a partial witness set).
     found_by
         monodromy, or only the blackbox decomposition.
+    certification
+        with `fiber(..., certify=True)`: the Krawczyk certification of the witness points as
+        regular zeros of [R F; slice] on the exact (deflated) fiber system
+        (witness.certify_witness; its JSON with the seed of R), else None.
     """
 
     label: str
@@ -127,16 +132,28 @@ class FiberComponent:
     points: np.ndarray = field(repr=False)
     stop_reason: str = ""
     found_by: FoundBy = FoundBy.MONODROMY
+    certification: dict | None = None
 
     @property
     def certified(self) -> bool:
         """The trace test certified the witness set complete."""
         return self.trace_test["verdict"] is True
 
+    @property
+    def points_certified(self) -> bool | None:
+        """Every witness point proved a regular zero, all distinct (None: not asked)."""
+        c = self.certification
+        if c is None:
+            return None
+        return c["certified"] == self.degree and c["distinct"] == self.degree
+
     def to_json(self) -> dict:
-        return {"dim": self.dim, "degree": self.degree, "trace_test": self.trace_test,
-                "label": self.label, "stop_reason": self.stop_reason,
-                "found_by": self.found_by, "points": points_to_json(self.points)}
+        out = {"dim": self.dim, "degree": self.degree, "trace_test": self.trace_test,
+               "label": self.label, "stop_reason": self.stop_reason,
+               "found_by": self.found_by, "points": points_to_json(self.points)}
+        if self.certification is not None:
+            out["certification"] = self.certification
+        return out
 
 
 @dataclass(frozen=True)
@@ -307,7 +324,7 @@ def _zeros(shape) -> np.ndarray:
 def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None,
           kind: PointKind | str = PointKind.GENERIC, seed: int = 0, blackbox: bool | None = None,
           max_loops: int = 50, timeout: float | None = None,
-          progress: bool | None = None) -> FiberDecomposition:
+          progress: bool | None = None, certify: bool = False) -> FiberDecomposition:
     """Witness sets of the fiber {W : φ_W = φ_W0} through W0, compared with the symmetries.
 
     Parameters
@@ -330,6 +347,11 @@ def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None,
         partial witness set, which makes the verdict undecided, never a mismatch.
     progress : bool, optional
         Progress bar (numag.progress).
+    certify : bool
+        Certify the witness points of every monodromy component (Krawczyk test on
+        [R F; slice] with F the exact, deflated fiber system: witness.certify_witness); the
+        verdict then says "witness points certified; completeness by trace test" when all
+        are, and names the components whose points are not.
 
     Returns
     -------
@@ -380,20 +402,25 @@ def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None,
                      f"{dim0}" + (" (the fiber system is non-reduced there: deflated)"
                                   if dim0 < tangent_dim else "")]
     comps, evidence, paths, failed = _monodromy_all(fs, expected, rng, max_loops, timeout,
-                                                    progress)
+                                                    progress, seed if certify else None)
     evidence = deflation + evidence
     bb = None
     if blackbox or (blackbox is None and fs.system.n_vars <= BLACKBOX_MAX_VARS):
         bb, extra = _blackbox(fs, comps, seed)
         comps += extra
     matches, verdict, checks = _compare(expected, comps, dim0, bb)
+    if certify:
+        verdict, checks = _certification_verdict(comps, verdict, checks)
     return FiberDecomposition(arch, seed, weights_to_json(arch, layers), ptype, dim0,
                               tangent_dim, tuple(expected), tuple(comps), matches, verdict,
                               tuple(evidence + checks), paths, failed,
                               time.perf_counter() - t0, fs.to_json(), bb)
 
 
-def _monodromy_all(fs, expected, rng, max_loops, timeout, progress):
+def _monodromy_all(fs, expected, rng, max_loops, timeout, progress, certify_seed=None):
+    """Monodromy from each expected start point not already a member; with certify_seed, each
+    component's witness points are certified (R seeded by (certify_seed, component index), not
+    drawn from rng: certifying does not change the monodromy runs)."""
     comps: list[FiberComponent] = []
     wsets, evidence, paths, failed = [], [], 0, 0
     for e in expected:
@@ -417,10 +444,43 @@ def _monodromy_all(fs, expected, rng, max_loops, timeout, progress):
                         f"tracked on the {form} system, checked on the exact coefficient "
                         f"equations")
         for c, t in zip(res.components, res.trace_tests):
+            cert = None if certify_seed is None else _certify_component(
+                fs, c, int(np.random.default_rng([certify_seed, len(comps)]).integers(2 ** 31)))
             comps.append(FiberComponent(e.label, c.dim, c.degree, t.to_json(), c.points,
-                                        res.stop_reason))
+                                        res.stop_reason, certification=cert))
             wsets.append(c)
     return comps, evidence, paths, failed
+
+
+def _certify_component(fs: FiberSystem, W, seed: int) -> dict:
+    """Krawczyk certification of W's points on the exact fiber system (deflated for u ∥ w),
+    as JSON with the seed of the random combination R."""
+    r = certify_witness_points(fs.system, W.slice_A, W.slice_b, W.points, seed=seed)
+    out = r.to_json()
+    out.pop("solutions", None)          # per point: kept short, the counts say it
+    radii = [c.radius for c in r.certificates if c.certified]
+    return out | {"seed": seed, "system": "[R F; slice], R rational, F exact",
+                  "max_radius": max(radii) if radii else None,
+                  "summary": r.summary()}
+
+
+def _certification_verdict(comps, verdict: str, checks: list[str]) -> tuple[str, list[str]]:
+    """The verdict with what certification proved (module docstring of
+    witness.certify_witness: regular isolated zeros of [R F; slice]; completeness stays the
+    trace test's, numerical)."""
+    mono = [c for c in comps if c.found_by is FoundBy.MONODROMY]
+    checks = checks + [f"'{c.label}' (dim {c.dim}): {c.certification['summary']}"
+                       for c in mono if c.certification is not None]
+    bad = [f"'{c.label}' ({c.certification['certified']} of {c.degree} certified, "
+           f"{c.certification['distinct']} distinct)" for c in mono if not c.points_certified]
+    if mono and not bad and all(c.certified for c in mono):
+        return verdict + "; witness points certified; completeness by trace test", checks
+    if mono and not bad:
+        return verdict + ("; witness points certified (completeness: the trace test did not "
+                          "pass for every component, see above)"), checks
+    if bad:
+        return verdict + "; witness points NOT all certified: " + ", ".join(bad), checks
+    return verdict, checks
 
 
 def _member_of(x: np.ndarray, wsets, rng) -> int | None:

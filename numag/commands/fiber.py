@@ -24,6 +24,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                "a check (auto: on at most 6 unknowns)")
     add_option(p, FiberOptions, "timeout", metavar="SECONDS",
                help="monodromy budget per start point (a partial result is flagged)")
+    add_option(p, FiberOptions, "certify",
+               help="certify the witness points of each component (Krawczyk test on the exact "
+                    "fiber system cut by the witness slice)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -46,6 +49,10 @@ def render(r: FiberDecomposition) -> str:
         rows.append(("component", f"dim {c.dim}, degree {c.degree}, trace test "
                      f"{TRACE_WORDS[t['verdict']]} (residual {t['residual']:.1e}"
                      f", tolerance {t['tolerance']:.0e})  [{c.label}]"))
+        if c.certification is not None:
+            rows.append(("  witness points", c.certification["summary"]
+                         + (f", largest box radius {c.certification['max_radius']:.1e}"
+                            if c.certification["max_radius"] is not None else "")))
     rows += [("expected", "; ".join(f"{e.label}: dim {e.dim if e.dim is not None else '?'}"
                                     for e in r.expected)),
              ("verdict", r.verdict),

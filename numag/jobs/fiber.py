@@ -60,6 +60,8 @@ class FiberOptions:
     blackbox: Blackbox = option(Blackbox.AUTO, help="also run PHCpack's blackbox decomposition")
     timeout: float | None = option(None, bound=Bound(0, strict=True),
                                    help="monodromy budget per start point, seconds")
+    certify: bool = option(False, help="certify the witness points of each component "
+                                       "(Krawczyk test, witness.certify_witness)")
     arch: Family = family_option()
     heads: int | None = heads_option()
     activation_degree: int | None = activation_degree_option()
@@ -107,4 +109,5 @@ def run_fiber(options: FiberOptions, progress: bool | None = None) -> FiberDecom
     else:
         arch, layers = options.architecture(), None
     return fiber(arch, layers, kind=options.point or PointKind.GENERIC, seed=options.seed,
-                 blackbox=options.blackbox.flag, timeout=options.timeout, progress=progress)
+                 blackbox=options.blackbox.flag, timeout=options.timeout, progress=progress,
+                 certify=options.certify)
