@@ -219,38 +219,6 @@ def segre_chart(Z: np.ndarray, K: np.ndarray) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- fibers and loops
-def match_points(known: np.ndarray, known_err: np.ndarray, E: np.ndarray, err: np.ndarray,
-                 options: Options):
-    """Index of the known point each endpoint E (k, n) is (``distinct.compare``: -1 new, -2
-    undecided), the new endpoints (deduplicated among themselves by the same rule) and their
-    error estimates."""
-    idx = np.full(len(E), -1)
-    if len(known) and len(E):
-        D = distinct.relative_distances(E, known)
-        C = distinct.compare(D, err, known_err, options.points)
-        for r in range(len(E)):
-            same = np.flatnonzero(C[r] == distinct.SAME)
-            if len(same):
-                idx[r] = same[np.argmin(D[r, same])]
-            elif (C[r] == distinct.UNDECIDED).any():
-                idx[r] = -2
-    new: list[int] = []
-    for r in np.flatnonzero(idx == -1):
-        if new:
-            Dn = distinct.relative_distances(E[r:r + 1], E[new])
-            Cn = distinct.compare(Dn, err[r:r + 1], err[new], options.points)[0]
-            same = np.flatnonzero(Cn == distinct.SAME)
-            if len(same):
-                idx[r] = len(known) + int(same[np.argmin(Dn[0, same])])
-                continue
-            if (Cn == distinct.UNDECIDED).any():
-                idx[r] = -2
-                continue
-        idx[r] = len(known) + len(new)
-        new.append(r)
-    return idx, E[new].reshape(-1, E.shape[1]), err[new]
-
-
 class _Fiber:
     """Solutions of one family over a base parameter value, grown by monodromy loops."""
 
@@ -275,7 +243,7 @@ class _Fiber:
 
     def add(self, X: np.ndarray, err: np.ndarray) -> np.ndarray:
         """Add points not yet known; returns the index of each (-2: undecided, skipped)."""
-        idx, new, new_err = match_points(self.X, self.err, X, err, self.opt)
+        idx, new, new_err = distinct.match_points(self.X, self.err, X, err, self.opt.points)
         start = len(self.X)
         self.X, self.err = np.vstack([self.X, new]), np.concatenate([self.err, new_err])
         self.graph.add_nodes_from(range(start, len(self.X)))
