@@ -442,7 +442,7 @@ def track_parameters(family: Family, X0, p_start, p_target, *, seed: int = 0,
     >>> from witness import PolynomialSystem
     >>> F = Family(PolynomialSystem.from_strings(["y*(x - y)"], variables=["y", "x"]), 1)
     >>> r = track_parameters(F, [[0], [2 + 1j]], [2 + 1j], [5], seed=1)
-    >>> sorted(round(z.real, 9) for z in r.solutions[:, 0]), r.accounting.regular
+    >>> sorted(round(float(z.real), 9) for z in r.solutions[:, 0]), r.accounting.regular
     ([0.0, 5.0], 2)
     """
     t0 = time.perf_counter()
