@@ -212,3 +212,16 @@ def test_commands_refuse_bad_start(cubic_files, tmp_path):
     nop.write_text("x^3 - 8\n")
     p = run_cli("track", nop, "--start", s, "--target", t)
     assert p.returncode == 2 and "declares no parameters" in p.stderr
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_path_to_infinity_is_accounted(seed):
+    """p x^2 + x - 1: roots (-1 ± sqrt(1 + 4p)) / (2p); at p = 2: 1/2 and -1. As p -> 0 the
+    root (-1 - sqrt(1 + 4p)) / (2p) ~ -1/p diverges (the degree drops), the other tends to 1."""
+    fam = Family(PolynomialSystem.from_strings(["p*x^2 + x - 1"], variables=["x", "p"]), 1)
+    r = track_parameters(fam, [[0.5], [-1]], [2], [0], seed=seed)
+    acc = r.accounting
+    assert (acc.regular, acc.at_infinity, acc.n_failed, len(acc.singular)) == (1, 1, 0, 0)
+    assert same_set(r.solutions, np.array([[1]]))
+    assert sorted(r.path_status) == ["at_infinity", "regular"]
+    assert r.to_json()["paths"]["at_infinity"] == 1
