@@ -4,7 +4,8 @@
 Every expected value is independent of the code under test: roots of x^3 = 8 + p in closed
 form, the two lines y = 0 and y = x of y (x - y), the ED degree of a general plane cubic
 (Draisma-Horobet-Ottaviani-Sturmfels-Thomas 2016, Prop. 2.6: d (d + (d - 1)) = 9 for d = 3)
-checked again by PHCpack's blackbox solver, and the real-root counts of katsura-n computed
+and the 12 lines tangent to four spheres (Sottile-Theobald 2002), both checked again by
+PHCpack's blackbox solver, and the real-root counts of katsura-n computed
 exactly with Singular (tests/data/katsura_real_roots.sing, the table of test_witness_certify).
 """
 import json
@@ -225,3 +226,41 @@ def test_path_to_infinity_is_accounted(seed):
     assert same_set(r.solutions, np.array([[1]]))
     assert sorted(r.path_status) == ["at_infinity", "regular"]
     assert r.to_json()["paths"]["at_infinity"] == 1
+
+
+def tangent_lines_family() -> PolynomialSystem:
+    """Lines tangent to four spheres (centres (a_i, b_i, c_i), squared radii s_i): the line
+    through p = (x0, y0, 0) and (x1, y1, 1), direction v = (x1 - x0, y1 - y0, 1), is tangent
+    to a sphere iff |(c - p) x v|^2 = s |v|^2 (squared distance from the centre to the line)."""
+    polys = []
+    for i in range(4):
+        w = [f"(a{i} - x0)", f"(b{i} - y0)", f"c{i}"]
+        v = ["(x1 - x0)", "(y1 - y0)", "1"]
+        cross = [f"({w[1]}*{v[2]} - {w[2]}*{v[1]})", f"({w[2]}*{v[0]} - {w[0]}*{v[2]})",
+                 f"({w[0]}*{v[1]} - {w[1]}*{v[0]})"]
+        polys.append(" + ".join(f"{q}^2" for q in cross) + f" - s{i}*("
+                     + " + ".join(f"{q}^2" for q in v) + ")")
+    params = [f"{k}{i}" for i in range(4) for k in "abcs"]
+    return PolynomialSystem.from_strings(polys, variables=["x0", "y0", "x1", "y1"] + params)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1, 2])
+def test_twelve_lines_tangent_to_four_spheres(seed):
+    """A Steiner-type classic: four general spheres in C^3 have 12 common tangent lines
+    (Sottile-Theobald 2002, "Lines tangent to 2n - 2 spheres in R^n", Trans. AMS 354: 2n - 2
+    general spheres have 3 * 2^(n-1) complex common tangent lines; 12 for n = 3). Seed: a random line and four random centres, each squared radius chosen so the
+    line is tangent (the incidence variety is a graph over (line, centres): irreducible).
+    Checked again against PHCpack's blackbox solve of the same member."""
+    S = tangent_lines_family()
+    rng = np.random.default_rng(seed)
+    line = rng.standard_normal(4)
+    P, v = np.array([line[0], line[1], 0]), np.array([line[2] - line[0], line[3] - line[1], 1])
+    p = []
+    for _ in range(4):
+        c = rng.standard_normal(3)
+        p += [*c, np.sum(np.cross(c - P, v) ** 2) / np.sum(v ** 2)]
+    r = monodromy_solve(Family(S, 4), p, [line], seed=seed)
+    assert r.complete is True and len(r.solutions) == 12
+    F = S.substitute(dict(zip(S.variables[4:], [float(x) for x in p])))
+    assert same_set(r.solutions, phc.solve(F, seed=seed).points, tol=1e-6)
