@@ -17,10 +17,13 @@ Columns:
 
 ``--monodromy``: monodromy solve vs PHCpack's blackbox on the same parametrized systems: the
 families F(x) - p of katsura-5/6 and cyclic-5 (``witness.examples.with_offsets``), seeded at a
-random point x* (p* = F(x*)). Columns: monodromy (``witness.monodromy_solve``) seconds, loops,
-paths and its verdict; seconds of the parameter homotopy from p* to p = 0 (the standard system,
-``witness.parameters.track_parameters``) and how many solutions it reached; PHCpack's blackbox
-solve of the system at p = 0 (seconds, solutions); and both solution sets certified
+random point x* (p* = F(x*)), and the lines tangent to four spheres (12 of total degree 256,
+``witness.examples.tangent_lines_to_spheres``), target: four spheres with integer centres
+and squared radii (``SPHERES``). Columns: monodromy (``witness.monodromy_solve``) seconds, loops,
+paths and its verdict; seconds of the parameter homotopy from p* to the target (p = 0, the
+standard system, for F(x) - p; ``SPHERES`` for the spheres; ``witness.parameters.
+track_parameters``) and how many solutions it reached; PHCpack's blackbox solve of the target
+system (seconds, solutions); and both solution sets certified
 (certified / distinct / real). The ratio blackbox / (monodromy + track) is what one solve
 costs; the ratio blackbox / track is what every further parameter value costs once the
 monodromy solve is done (the use case: one monodromy solve, then many parameter values).
@@ -43,7 +46,8 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]
 
 from witness import phc, refine  # noqa: E402
 from witness.certify import certify  # noqa: E402
-from witness.examples import cyclic, katsura, with_offsets  # noqa: E402
+from witness.examples import (cyclic, katsura, tangent_lines_seed,  # noqa: E402
+                              tangent_lines_to_spheres, with_offsets)
 from witness.monodromy_solve import monodromy_solve  # noqa: E402
 from witness.parameters import Family, track_parameters  # noqa: E402
 
@@ -80,19 +84,29 @@ def run(name: str, seed: int) -> dict:
 
 
 FAMILIES = {"katsura-5": lambda: katsura(5), "cyclic-5": lambda: cyclic(5),
-            "katsura-6": lambda: katsura(6)}
+            "katsura-6": lambda: katsura(6), "spheres": None}
 MONO_QUICK = ["katsura-5", "cyclic-5"]
+# target spheres of the tangent-lines family: centres and squared radii (a, b, c, s) per sphere
+SPHERES = [0, 0, 0, 1, 3, 0, 0, 2, 0, 3, 1, 3, 1, 1, 3, 2]
+
+
+def _family_and_seed(name: str, rng):
+    """(family, seed parameters, seed point, target parameters, target system)."""
+    if name == "spheres":
+        S = tangent_lines_to_spheres()
+        p, x = tangent_lines_seed(rng)
+        F = S.substitute(dict(zip(S.variables[4:], SPHERES)))
+        return Family(S, 4), p, x, np.array(SPHERES, complex), F
+    F = FAMILIES[name]()
+    n = F.n_vars
+    x = rng.standard_normal(n) + 1j * rng.standard_normal(n)
+    return Family(with_offsets(F), n), F.evaluate(x[None])[0], x, np.zeros(n), F
 
 
 def run_monodromy(name: str, seed: int) -> dict:
-    F = FAMILIES[name]()
-    n = F.n_vars
-    fam = Family(with_offsets(F), n)
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal(n) + 1j * rng.standard_normal(n)
-    p = F.evaluate(x[None])[0]
+    fam, p, x, target, F = _family_and_seed(name, np.random.default_rng(seed))
     r = monodromy_solve(fam, p, [x], seed=seed, timeout=240, progress=False)
-    tr = track_parameters(fam, r.solutions, p, np.zeros(n), seed=seed)
+    tr = track_parameters(fam, r.solutions, p, target, seed=seed)
     t0 = time.perf_counter()
     ph = phc.solve(F, seed=seed).points
     t_phc = time.perf_counter() - t0

@@ -17,7 +17,8 @@ import pytest
 
 from witness import PolynomialSystem, phc
 from witness.certify import certify
-from witness.examples import katsura, with_offsets
+from witness.examples import (katsura, tangent_lines_seed, tangent_lines_to_spheres,
+                               with_offsets)
 from witness.monodromy_solve import monodromy_solve
 from witness.parameters import Family, check_solutions, track_parameters
 
@@ -228,22 +229,6 @@ def test_path_to_infinity_is_accounted(seed):
     assert r.to_json()["paths"]["at_infinity"] == 1
 
 
-def tangent_lines_family() -> PolynomialSystem:
-    """Lines tangent to four spheres (centres (a_i, b_i, c_i), squared radii s_i): the line
-    through p = (x0, y0, 0) and (x1, y1, 1), direction v = (x1 - x0, y1 - y0, 1), is tangent
-    to a sphere iff |(c - p) x v|^2 = s |v|^2 (squared distance from the centre to the line)."""
-    polys = []
-    for i in range(4):
-        w = [f"(a{i} - x0)", f"(b{i} - y0)", f"c{i}"]
-        v = ["(x1 - x0)", "(y1 - y0)", "1"]
-        cross = [f"({w[1]}*{v[2]} - {w[2]}*{v[1]})", f"({w[2]}*{v[0]} - {w[0]}*{v[2]})",
-                 f"({w[0]}*{v[1]} - {w[1]}*{v[0]})"]
-        polys.append(" + ".join(f"{q}^2" for q in cross) + f" - s{i}*("
-                     + " + ".join(f"{q}^2" for q in v) + ")")
-    params = [f"{k}{i}" for i in range(4) for k in "abcs"]
-    return PolynomialSystem.from_strings(polys, variables=["x0", "y0", "x1", "y1"] + params)
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2])
 def test_twelve_lines_tangent_to_four_spheres(seed):
@@ -252,14 +237,8 @@ def test_twelve_lines_tangent_to_four_spheres(seed):
     general spheres have 3 * 2^(n-1) complex common tangent lines; 12 for n = 3). Seed: a random line and four random centres, each squared radius chosen so the
     line is tangent (the incidence variety is a graph over (line, centres): irreducible).
     Checked again against PHCpack's blackbox solve of the same member."""
-    S = tangent_lines_family()
-    rng = np.random.default_rng(seed)
-    line = rng.standard_normal(4)
-    P, v = np.array([line[0], line[1], 0]), np.array([line[2] - line[0], line[3] - line[1], 1])
-    p = []
-    for _ in range(4):
-        c = rng.standard_normal(3)
-        p += [*c, np.sum(np.cross(c - P, v) ** 2) / np.sum(v ** 2)]
+    S = tangent_lines_to_spheres()
+    p, line = tangent_lines_seed(np.random.default_rng(seed))
     r = monodromy_solve(Family(S, 4), p, [line], seed=seed)
     assert r.complete is True and len(r.solutions) == 12
     F = S.substitute(dict(zip(S.variables[4:], [float(x) for x in p])))

@@ -4,7 +4,9 @@ cyclic(n): Björck–Fröberg cyclic-n roots (cyclic-5: 70 isolated roots, cycli
 katsura(n): Katsura's system in n + 1 unknowns (2^n isolated regular roots);
 random_dense(degrees, n, rng, through=None): dense random complex polynomials of the given
 degrees, optionally shifted to vanish at a point (generic hypersurface / complete intersection);
-with_offsets(F): the family F(x) - p (a seeded parametrized system).
+with_offsets(F): the family F(x) - p (a seeded parametrized system);
+tangent_lines_to_spheres(): lines tangent to four spheres (12 for general spheres:
+Sottile–Theobald 2002), with tangent_lines_seed(rng) a seed.
 """
 from __future__ import annotations
 
@@ -64,3 +66,34 @@ def with_offsets(F: PolynomialSystem) -> PolynomialSystem:
         d[tuple(e)] = -1
         polys.append(d)
     return PolynomialSystem.from_dicts(list(F.variables) + [f"p{i}" for i in range(m)], polys)
+
+
+def tangent_lines_to_spheres() -> PolynomialSystem:
+    """Lines tangent to four spheres, centres (a_i, b_i, c_i) and squared radii s_i
+    (parameters a0, b0, c0, s0, a1, ...): the line through p = (x0, y0, 0) and (x1, y1, 1),
+    direction v = (x1 - x0, y1 - y0, 1), is tangent to a sphere iff |(c - p) x v|^2 = s |v|^2.
+    Four general spheres have 12 complex common tangent lines (Sottile–Theobald 2002, "Lines
+    tangent to 2n - 2 spheres in R^n", Trans. AMS 354: 3 * 2^(n-1) for n = 3); total degree
+    256."""
+    polys = []
+    for i in range(4):
+        w = [f"(a{i} - x0)", f"(b{i} - y0)", f"c{i}"]
+        v = ["(x1 - x0)", "(y1 - y0)", "1"]
+        cross = [f"({w[1]}*{v[2]} - {w[2]}*{v[1]})", f"({w[2]}*{v[0]} - {w[0]}*{v[2]})",
+                 f"({w[0]}*{v[1]} - {w[1]}*{v[0]})"]
+        polys.append(" + ".join(f"{q}^2" for q in cross) + f" - s{i}*("
+                     + " + ".join(f"{q}^2" for q in v) + ")")
+    params = [f"{k}{i}" for i in range(4) for k in "abcs"]
+    return PolynomialSystem.from_strings(polys, variables=["x0", "y0", "x1", "y1"] + params)
+
+
+def tangent_lines_seed(rng: np.random.Generator) -> tuple[list, np.ndarray]:
+    """(parameters (16,), a line (x0, y0, x1, y1) tangent to the four spheres they give): a
+    random real line and centres, each squared radius the centre's squared distance to it."""
+    line = rng.standard_normal(4)
+    P, v = np.array([line[0], line[1], 0]), np.array([line[2] - line[0], line[3] - line[1], 1])
+    p: list = []
+    for _ in range(4):
+        c = rng.standard_normal(3)
+        p += [*c, float(np.sum(np.cross(c - P, v) ** 2) / np.sum(v ** 2))]
+    return p, line
