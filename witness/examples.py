@@ -7,6 +7,7 @@ degrees, optionally shifted to vanish at a point (generic hypersurface / complet
 with_offsets(F): the family F(x) - p (a seeded parametrized system);
 tangent_lines_to_spheres(): lines tangent to four spheres (12 for general spheres:
 Sottile–Theobald 2002), with tangent_lines_seed(rng) a seed.
+eleven_components(): 3 unknowns, 9 equations, 11 irreducible components of known degrees.
 """
 from __future__ import annotations
 
@@ -97,3 +98,24 @@ def tangent_lines_seed(rng: np.random.Generator) -> tuple[list, np.ndarray]:
         c = rng.standard_normal(3)
         p += [*c, float(np.sum(np.cross(c - P, v) ** 2) / np.sum(v ** 2))]
     return p, line
+
+
+def eleven_components() -> PolynomialSystem:
+    """The 9 products q * g_i * p_j in x, y, z, whose solution set has 11 irreducible components.
+
+    q = x^2 + y^2 + z^2 - 4; g = (u1 v1, u2 v2, (u1 + u2)(v1 + v2)) with u1 = y - x^2,
+    u2 = z - y^2, v1 = z - y^2 + 1, v2 = x - (z + 1)^2 - 2; p = ((x-1)(x+2), (y-2)(y+3),
+    (z+1)(z-3)). V(F) = V(q) u V(g) u V(p) (F vanishes iff q = 0, or every g_i p_j = 0, i.e.
+    g = 0 or p = 0). Derived: V(q) is the sphere (dim 2, degree 2). On V(g), u1 v1 = u2 v2 = 0
+    and (u1 + u2)(v1 + v2) = 0; u1 = u2 = 0 is the curve t -> (t, t^2, t^4) and v1 = v2 = 0 the
+    curve s -> (s^4 + 2, s, s^2 - 1), both of degree 4, and the mixed choices (u1 = v2 = 0 or
+    u2 = v1 = 0) force u2 v1 = 0, points already on those curves. V(p) is 8 points (x in {1,
+    -2}, y in {2, -3}, z in {-1, 3}), none on the sphere (x^2 + y^2 + z^2 >= 6). Expected
+    ``Decomposition.degrees()``: {2: [2], 1: [4, 4], 0: [1] * 8}. Reduced everywhere (every
+    factor appears once). Issue 11's example: 297 s on the engine before the compiled core."""
+    q = "(x^2 + y^2 + z^2 - 4)"
+    u1, u2, v1, v2 = "(y - x^2)", "(z - y^2)", "(z - y^2 + 1)", "(x - (z+1)^2 - 2)"
+    g = [f"{u1}*{v1}", f"{u2}*{v2}", f"({u1}+{u2})*({v1}+{v2})"]
+    p = ["(x-1)*(x+2)", "(y-2)*(y+3)", "(z+1)*(z-3)"]
+    return PolynomialSystem.from_strings([f"{q}*{gi}*{pj}" for gi in g for pj in p],
+                                         variables=["x", "y", "z"])

@@ -130,7 +130,11 @@ class Pencil:
             self.A, self.b, self.reach_gamma = W.slice_A, W.slice_b, None
         else:                      # an independent random slice (see the module docstring)
             from .witness_set import random_slice
-            self.A, self.b = random_slice(rng, W.dim, n)
+            # on a deflated system (witness.deflation) the slice must cut the first
+            # info['project_to'] coordinates only: the multipliers are not sliced
+            k = W.info.get("project_to") or n
+            self.A, self.b = random_slice(rng, W.dim, k)
+            self.A = np.hstack([self.A, np.zeros((W.dim, n - k), complex)])
             self.reach_gamma = random_gamma(rng)
         self.v, self.ts = random_pencil(rng, W.dim)
         self.gammas = (random_gamma(rng), random_gamma(rng))
