@@ -56,6 +56,9 @@ import platform  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+sys.path.append(_here)      # benchmarks/report.py, after the packages (benchmarks/witness.py)
+from report import Report  # noqa: E402
+
 SYSTEMS = {
     "katsura-6": (lambda: katsura(6), "dd"),
     "katsura-7": (lambda: katsura(7), "dd"),
@@ -118,39 +121,34 @@ def run_monodromy(name: str, seed: int) -> dict:
             "cert_p": (cp.certified, cp.distinct, cp.real)}
 
 
-def monodromy_table(names: list[str], seed: int) -> list[str]:
-    head = (f"{'system':10s} {'mono s':>7s} {'loops':>5s} {'paths':>6s} {'found':>5s} "
+def monodromy_table(names: list[str], seed: int, out: str | None) -> None:
+    """Print the --monodromy table (``report.Report``: dated, load-stamped) and, with ``out``,
+    write it there."""
+    rep = Report("benchmarks/certify.py")
+    rep.say(f"host {platform.node() or 'unknown'} ({platform.machine()}); shared machine: "
+            f"timings noisy; seed {seed}")
+    rep.say(f"{'system':10s} {'mono s':>7s} {'loops':>5s} {'paths':>6s} {'found':>5s} "
             f"{'complete':>8s} {'track s':>7s} {'reach':>5s} {'phc s':>6s} {'phc':>4s} "
             f"{'ratio1':>6s} {'ratio2':>6s}  certified/distinct/real mono | phc")
-    lines = [head]
-    print(head, flush=True)
     for name in names:
         r = run_monodromy(name, seed)
-        line = (f"{r['system']:10s} {r['mono_s']:7.2f} {r['loops']:5d} {r['paths']:6d} "
+        rep.say(f"{r['system']:10s} {r['mono_s']:7.2f} {r['loops']:5d} {r['paths']:6d} "
                 f"{r['found']:5d} {str(r['complete']):>8s} {r['track_s']:7.2f} "
                 f"{r['reached']:5d} {r['phc_s']:6.2f} {r['phc']:4d} "
                 f"{r['phc_s'] / (r['mono_s'] + r['track_s']):6.2f} "
                 f"{r['phc_s'] / r['track_s']:6.1f}  {'/'.join(map(str, r['cert_m']))} | "
                 f"{'/'.join(map(str, r['cert_p']))}")
-        lines.append(line)
-        print(line, flush=True)
-    tail = ("ratio1 = phc / (monodromy + track): one solve; ratio2 = phc / track: each further "
+    rep.say("ratio1 = phc / (monodromy + track): one solve; ratio2 = phc / track: each further "
             "parameter value (> 1: ours is faster)")
-    print(tail)
-    return lines + [tail]
+    rep.write(out)
+    if out:
+        print("written:", out)
 
 
-def write_result(lines: list[str], seed: int) -> str:
-    day = datetime.date.today().isoformat()
-    host = platform.node() or "unknown"
-    path = os.path.join(_here, "results", f"certify-monodromy-{day}-{host}.txt")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(f"# benchmarks/certify.py --monodromy, {day}, host {host}, "
-                f"{platform.machine()} {os.cpu_count()} cores, load average "
-                f"{os.getloadavg()[0]:.1f} at the end (shared machine: timings noisy), "
-                f"seed {seed}\n")
-        f.write("\n".join(lines) + "\n")
-    return path
+def result_path() -> str:
+    """benchmarks/results/certify-monodromy-DATE-HOST.txt"""
+    return os.path.join(_here, "results", f"certify-monodromy-{datetime.date.today()}-"
+                                          f"{platform.node() or 'unknown'}.txt")
 
 
 def main(argv=None) -> None:
@@ -165,9 +163,7 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     if args.monodromy:
         names = MONO_QUICK if args.quick else list(FAMILIES)
-        lines = monodromy_table(names, args.seed)
-        if args.out:
-            print("written:", write_result(lines, args.seed))
+        monodromy_table(names, args.seed, result_path() if args.out else None)
         return
     names = args.systems.split(",") if args.systems else (QUICK if args.quick else FULL)
     unknown = [n for n in names if n not in SYSTEMS]
