@@ -49,7 +49,7 @@ from .jsonio import points_to_json
 from .options import Options, TrackerOptions, resolve
 from .rank import numerical_rank
 from .system import PolynomialSystem
-from .trace import Pencil, TraceTestResult, slice_tracker, test_groups
+from .trace import Pencil, TraceTestResult, test_groups
 from .tracking import newton_on_slice, random_gamma, track_slices
 from .witness_set import WitnessSet, random_slice, random_translation, square_part
 
