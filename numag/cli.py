@@ -12,7 +12,7 @@ import os
 import sqlite3
 import sys
 
-COMMANDS = ("dim", "fiber", "classify", "sweep", "reproduce")
+COMMANDS = ("dim", "fiber", "classify", "degree", "sweep", "reproduce")
 
 
 def build_parser() -> argparse.ArgumentParser:

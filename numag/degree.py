@@ -137,37 +137,42 @@ def degree(arch: Architecture, seed: int = 0, timeout: float | None = None,
 
 
 def gauge_slice(arch: Architecture) -> tuple[np.ndarray, np.ndarray] | None:
-    """The source slice M = {W : Q[:a, :a] = I_a, V[0, 0] = 1} (a < d), or
-    {Q = [I_d; 0], K[d:, :] = 0, V[0, 0] = 1} (a ≥ d), of a single layer with t ≥ 2, as
-    (A (rows, #params), b) over the packed weights; None otherwise (deep or t = 1).
+    """A source slice M that fixes the gauge of the symmetries (S1)–(S3) (HMK; paper-notes §2,
+    §3), as (A (rows, #params), b) over the packed weights, or None for t = 1.
 
-    Why: it fixes the gauge of the generic fiber, the GL_a × C* orbit (HMK; paper-notes §2):
-    G = Q[:a, :a]^{-1} is the only element of GL_a that makes the block I, and the scaling
-    (A, V) ↦ (λA, V/λ) is fixed by V[0, 0] = 1; for a ≥ d, A = Kᵀ Q = K[:d]ᵀ and the rest of
-    K does not enter. So M meets a generic fiber in one point (a² + 1, resp. 2ad − d² + 1
-    equations: the fiber dimension), and witness.image checks this (rank of the restricted
-    Jacobian). A random M instead meets the non-compact orbit in many points, some far out:
-    measured on (3,1,3), representatives at |W| ~ 1e3 failed with min_step and their
-    double-double retries took 55 of 69 s."""
-    if not arch.is_single_layer or arch.degenerate:
+    Per layer i (Q_i, K_i ∈ C^{a_i×d_{i−1}}, V_i ∈ C^{d_i×d_{i−1}}):
+    * (S1) GL_{a_i}: Q_i[:, :a_i] = I (a_i ≤ d_{i−1}), or Q_i = [I; 0] and K_i[d_{i−1}:, :] = 0
+      (a_i > d_{i−1}: then A_i = K_i[:d]ᵀ and the other rows of K_i do not enter);
+    * (S3) scaling (A_i, V_i) ↦ (λA_i, V_i/λ): K_i[0, 0] = 1;
+    * (S2) GL_{d_i} between layers i < l: V_i[:, :d_i] = I (when d_i ≤ d_{i−1}).
+    A generic element of a fiber that is one orbit of these groups is moved into M by exactly
+    one group element, so M meets such a fiber in one point. The caller uses M only when its
+    number of rows equals the computed fiber dimension, and witness.image checks that Df
+    restricted to M has full rank k (transversality); otherwise a random M is used.
+
+    Why: a random M meets the non-compact orbit in many points, some far out: measured on
+    (3,1,3), representatives at |W| ~ 1e3 failed with min_step and their double-double
+    retries took 55 of 69 s; with this M, 8 s."""
+    if arch.degenerate:
         return None
-    (d, d_out), (a,) = arch.widths, arch.ranks
-    rows = []
-
-    def unit(offset: int) -> np.ndarray:
-        e = np.zeros(arch.n_params, complex)
-        e[offset] = 1
-        return e
-    b = []
-    for i in range(a):                                  # Q is block 0: Q[i, j] at i*d + j
-        for j in range(min(a, d) if a < d else d):
-            rows.append(unit(i * d + j))
-            b.append(1.0 if i == j else 0.0)
-    if a > d:                                           # K is block 1: K[i, j] at a*d + i*d + j
-        for i in range(d, a):
-            for j in range(d):
-                rows.append(unit(a * d + i * d + j))
-                b.append(0.0)
-    rows.append(unit(2 * a * d))                        # V[0, 0]
-    b.append(1.0)
-    return np.array(rows), np.array(b, complex)
+    rows, b = [], []
+    offsets = arch.layer_offsets()
+    for i, ((a, d), _, (d_out, _)) in enumerate(arch.layer_shapes()):
+        q0, k0, v0 = offsets[i], offsets[i] + a * d, offsets[i] + 2 * a * d
+        for r in range(a):                   # Q_i[:, :min(a, d)] = the first columns of I_a
+            for c in range(min(a, d)):
+                rows.append(q0 + r * d + c)
+                b.append(1.0 if r == c else 0.0)
+        if a > d:
+            rows += [k0 + r * d + c for r in range(d, a) for c in range(d)]
+            b += [0.0] * ((a - d) * d)
+        rows.append(k0)
+        b.append(1.0)
+        if i < arch.depth - 1 and d_out <= d:
+            for r in range(d_out):
+                for c in range(d_out):
+                    rows.append(v0 + r * d + c)
+                    b.append(1.0 if r == c else 0.0)
+    A = np.zeros((len(rows), arch.n_params), complex)
+    A[np.arange(len(rows)), rows] = 1
+    return A, np.array(b, complex)

@@ -1,5 +1,5 @@
 """Command line: ``python -m witness decompose|solve FILE [--seed S] [--precision d|dd|qd]
-[--json]``.
+[--json]`` and ``python -m witness image FILE [--seed S] [--json]`` (witness.image).
 
 FILE holds one polynomial per line or ';'-separated polynomials ('-' reads stdin; lines starting
 with '#' are comments). With ``--json`` the output is one JSON object with the key
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import phc
+from . import image, phc
 from .decompose import decompose
 from .system import PolynomialSyntaxError, PolynomialSystem
 from .tracking import RESIDUAL_TOL
@@ -65,13 +65,17 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--seed", type=int, default=1, help="seed (recorded in the output)")
         p.add_argument("--precision", choices=phc.PRECISIONS, default="d")
         p.add_argument("--json", action="store_true", help="print one JSON object")
+    image.add_parser(sub)
     args = ap.parse_args(argv)
     try:
-        F = read_system(args.file)
-        if args.command == "solve":
-            out = run_solve(F, args.seed, args.precision)
+        if args.command == "image":
+            r = image.run_cli(args)
+            out = {"_text": image.render(r), **r.to_json(points=args.points)}
+        elif args.command == "solve":
+            out = run_solve(read_system(args.file), args.seed, args.precision)
         else:
-            out = decompose(F, seed=args.seed, precision=args.precision).to_json()
+            out = decompose(read_system(args.file), seed=args.seed,
+                            precision=args.precision).to_json()
     except (PolynomialSyntaxError, ValueError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -80,8 +84,10 @@ def main(argv: list[str] | None = None) -> int:
         return 3
     try:
         if args.json:
-            json.dump(out, sys.stdout)
+            json.dump({k: v for k, v in out.items() if k != "_text"}, sys.stdout)
             print()
+        elif args.command == "image":
+            print(out["_text"])
         else:
             _print_text(args.command, out)
         sys.stdout.flush()              # a closed pipe shows here, not at exit

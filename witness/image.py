@@ -663,17 +663,19 @@ def _degree(f: PolynomialMap, k: int, x0, M, rng, common: dict, max_loops, max_p
         if run.paths >= max_paths:
             reason = f"path budget {max_paths}"
             break
-        li = next((i for i, c in enumerate(pushed) if c < len(run.Z)), None)
-        if li is None:
+        if all(c == len(run.Z) for c in pushed):
             if len(loops) >= max_loops:
                 reason = f"loop budget {max_loops}"
                 break
             loops.append((*run.slice(size=size), random_gamma(rng), random_gamma(rng)))
             pushed.append(0)
-            li = len(loops) - 1
-        todo = np.arange(pushed[li], len(run.Z))
-        pushed[li] = len(run.Z)
-        _loop(run, A0, b0, loops[li], todo)
+        # one round: every loop takes the points it has not seen yet, as one batch (points
+        # found by a loop go through the later loops in the same round); then the trace test
+        for li in range(len(loops)):
+            todo = np.arange(pushed[li], len(run.Z))
+            pushed[li] = len(run.Z)
+            if len(todo):
+                _loop(run, A0, b0, loops[li], todo)
     bar.close()
     certified = test.verdict
     return ImageResult(**common, dimension=k, fiber_dimension=n - k,
@@ -751,14 +753,13 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
-def run_cli(args) -> dict:
-    """Compute what ``python -m witness image`` prints (ValueError on bad input)."""
+def run_cli(args) -> ImageResult:
+    """What ``python -m witness image`` computes (ValueError on bad input)."""
     if not args.timeout > 0:
         raise ValueError(f"--timeout must be positive, got {args.timeout}")
     if args.seed < 0:
         raise ValueError(f"--seed must be >= 0, got {args.seed}")
-    r = image_degree(read_map(args.file), seed=args.seed, timeout=args.timeout)
-    return {**r.to_json(points=args.points), "_text": render(r)}
+    return image_degree(read_map(args.file), seed=args.seed, timeout=args.timeout)
 
 
 def render(r: ImageResult) -> str:
