@@ -116,6 +116,12 @@ def test_budget_gives_no_degree():
     assert json.loads(json.dumps(r.to_json()))["degree"] is None
 
 
+def test_timeout_gives_undecided_not_a_degree():
+    r = image_degree(rnc(40), seed=2, timeout=0.3)
+    assert (r.degree, r.certified) == (None, None) and r.stop_reason == "timeout 0.3 s"
+    assert 0 < r.points_found < 40 and r.seconds < 30
+
+
 def test_dimension_exact_lower_bound_and_numerical_check():
     rng = np.random.default_rng(0)
     f = PolynomialMap.from_strings([f"u{i}*u{j} + v{i}*v{j}" for i in range(3)

@@ -62,6 +62,7 @@ from pathlib import Path
 
 import flint
 import numpy as np
+from scipy.spatial import cKDTree
 from tqdm import tqdm
 
 from . import distinct
@@ -69,12 +70,13 @@ from .jsonio import points_to_json
 from .monodromy import RANK_GAP_TOL
 from .system import PolynomialSystem
 from .tracking import TrackerOptions, TrackResult, random_gamma, track_slices
-from .witness_set import (TRACE_PENCILS, TRACE_TOL, TraceTestResult, random_complex,
+from .witness_set import (TRACE_TOL, TraceTestResult, random_complex,
                           random_pencil, trace_residual, trace_verdict)
 
 EXTRA_COORDINATES = 2    # q = k + 2 image coordinates after the random projection
 EXACT_TRIALS = 2         # random (prime, point) pairs for the exact Jacobian rank
 MAX_PENCIL_DRAWS = 3     # a pencil with failed paths is redrawn at most this often (monodromy)
+CHUNK = 256              # paths per track_slices call: its collision check holds (p, p, n) arrays
 
 
 # ----------------------------------------------------------------------------- the map
@@ -350,12 +352,41 @@ class ImageResult:
 
 
 # ----------------------------------------------------------------------------- monodromy
+# ----------------------------------------------------------------------------- same point
+def compare_pairs(A: np.ndarray, ea: np.ndarray, B: np.ndarray, eb: np.ndarray):
+    """Pairs (i, j) of rows of A (p, q) and B (r, q) that are not DIFFERENT by
+    ``distinct.compare`` (relative distance against the error estimates ea, eb), with their
+    codes and distances: (I, J, codes, D). Only pairs closer than DIFFERENT_POINT_TOL can be
+    other than DIFFERENT, so candidates come from a k-d tree (scipy) with that radius: memory
+    O(p + r) instead of the (p, r, q) array of ``distinct.relative_distances``."""
+    empty = (np.zeros(0, int), np.zeros(0, int), np.zeros(0, np.int8), np.zeros(0))
+    if not len(A) or not len(B):
+        return empty
+    real = lambda X: np.hstack([X.real, X.imag])
+    radius = distinct.DIFFERENT_POINT_TOL * (1 + float(np.linalg.norm(B, axis=1).max()))
+    near = cKDTree(real(B)).query_ball_point(real(A), radius)
+    I = np.array([i for i, js in enumerate(near) for _ in js], int)
+    J = np.array([j for js in near for j in js], int)
+    if not len(I):
+        return empty
+    D = np.linalg.norm(A[I] - B[J], axis=1) / (1 + np.linalg.norm(B[J], axis=1))
+    codes = distinct.compare(D[:, None], ea[I] + eb[J], np.zeros(1))[:, 0]
+    keep = codes != distinct.DIFFERENT
+    return I[keep], J[keep], codes[keep], D[keep]
+
+
+class _Deadline(Exception):
+    """The time budget ran out between two batches of paths."""
+
+
 class _Run:
     """The graph system, the fixed source slice M, representatives with w-scale error
     estimates, and path accounting of one computation."""
 
-    def __init__(self, G: PolynomialSystem, n: int, k: int, M: tuple, rng, options):
+    def __init__(self, G: PolynomialSystem, n: int, k: int, M: tuple, rng, options,
+                 deadline: float | None = None):
         self.G, self.n, self.k, self.rng, self.options = G, n, k, rng, options
+        self.deadline = deadline
         self.q = G.n_vars - n
         self.M_A, self.M_b = M
         self.Z = np.zeros((0, G.n_vars), complex)
@@ -374,10 +405,25 @@ class _Run:
         return A, b
 
     def track(self, A0, b0, A1, b1, Z, gamma) -> TrackResult:
-        tr = track_slices(self.G, A0, b0, A1, b1, Z, gamma=gamma, options=self.options)
-        self.paths += tr.n_paths
-        self.failed += int((~tr.ok).sum())
-        return tr
+        """track_slices in chunks of CHUNK paths (same homotopy, so the same paths); raises
+        _Deadline before a chunk when the time budget is spent."""
+        parts = []
+        for i in range(0, max(len(Z), 1), CHUNK):
+            if self.deadline is not None and time.perf_counter() > self.deadline:
+                raise _Deadline
+            tr = track_slices(self.G, A0, b0, A1, b1, Z[i:i + CHUNK], gamma=gamma,
+                              options=self.options)
+            self.paths += tr.n_paths
+            self.failed += int((~tr.ok).sum())
+            parts.append(tr)
+        if len(parts) == 1:
+            return parts[0]
+        cat = lambda name: np.concatenate([getattr(t, name) for t in parts])
+        return TrackResult(cat("start"), cat("endpoints"), cat("status"), cat("residuals"),
+                           cat("on_original"), cat("steps"), parts[0].method, parts[0].gamma,
+                           sum(t.seconds for t in parts), parts[0].residual_tol,
+                           cat("s_reached"), cat("reasons"), cat("accuracy"),
+                           sum(t.retried for t in parts), sum(t.recovered for t in parts))
 
     def w_errors(self, Z: np.ndarray, accuracy) -> np.ndarray:
         """Newton error estimates (relative to 1 + |z|) converted to the w-coordinates' scale
@@ -386,24 +432,41 @@ class _Run:
         return e * (1 + np.linalg.norm(Z, axis=1)) / (1 + np.linalg.norm(Z[:, self.n:], axis=1))
 
     def match(self, E: np.ndarray, err: np.ndarray) -> np.ndarray:
-        """Per endpoint: index of the known image point it is (SAME on w), or -1 new (then
-        appended), or -2 undecided against some point (counted in ``ambiguous``)."""
+        """Per endpoint (rows of E): index of the known image point it is (SAME on w), or the
+        index it gets as a new point (appended; endpoints of one batch are deduplicated among
+        themselves by the same rule), or -2: undecided against some point (counted in
+        ``ambiguous``, not used)."""
+        n = self.n
         idx = np.full(len(E), -1)
-        for r in range(len(E)):
-            if len(self.Z):
-                D = distinct.relative_distances(E[r:r + 1, self.n:], self.Z[:, self.n:])[0]
-                C = distinct.compare(D[None, :], err[r:r + 1], self.err)[0]
-                same = np.flatnonzero(C == distinct.SAME)
-                if len(same):
-                    idx[r] = j = same[np.argmin(D[same])]
-                    self._reseat(j, E[r], err[r])
-                    continue
-                if (C == distinct.UNDECIDED).any():
-                    idx[r] = -2
-                    continue
-            idx[r] = len(self.Z)
-            self.Z = np.vstack([self.Z, E[r:r + 1]])
-            self.err = np.concatenate([self.err, err[r:r + 1]])
+        I, J, codes, D = compare_pairs(E[:, n:], err, self.Z[:, n:], self.err)
+        for r in np.unique(I):
+            sel = I == r
+            same = sel & (codes == distinct.SAME)
+            if same.any():
+                j = J[same][np.argmin(D[same])]
+                idx[r] = j
+                self._reseat(j, E[r], err[r])
+            else:
+                idx[r] = -2
+        cand = np.flatnonzero(idx == -1)
+        I, J, codes, D = compare_pairs(E[cand, n:], err[cand], E[cand, n:], err[cand])
+        earlier = J < I                            # against candidates before it in the batch
+        first = np.full(len(cand), -1)
+        for a in range(len(cand)):
+            sel = earlier & (I == a)
+            if not sel.any():
+                first[a] = a
+                continue
+            same = sel & (codes == distinct.SAME)
+            b = J[same][np.argmin(D[same])] if same.any() else -1
+            first[a] = first[b] if b >= 0 and not (sel & (codes != distinct.SAME)).any() \
+                else -2
+        new = [a for a in range(len(cand)) if first[a] == a]
+        where = {a: len(self.Z) + i for i, a in enumerate(new)}
+        for a in range(len(cand)):
+            idx[cand[a]] = -2 if first[a] < 0 else where[first[a]]
+        self.Z = np.vstack([self.Z, E[cand[new]]])
+        self.err = np.concatenate([self.err, err[cand[new]]])
         self.ambiguous += int((idx == -2).sum())
         return idx
 
@@ -469,15 +532,15 @@ class _Pencil:
         self.ok = np.concatenate([self.ok, ok])
 
     def _collides(self, vals, errs) -> np.ndarray:
-        """New trace values not DIFFERENT from earlier ones on the same slice: a path jumped
-        (or undecided); such values are unusable."""
+        """New trace values not DIFFERENT from earlier ones on the same slice or from each
+        other (a path jumped, or undecided): such values are unusable. (track_slices checks
+        collisions only inside one chunk.)"""
         bad = np.zeros(len(vals[0]), bool)
-        if not len(self.ok):
-            return bad
         for j in range(1 if self.base else 0, 3):
-            C = distinct.compare(distinct.relative_distances(vals[j], self.values[j]),
-                                 errs[j], self.err[j])
-            bad |= (C != distinct.DIFFERENT).any(axis=1)
+            I, _, _, _ = compare_pairs(vals[j], errs[j], self.values[j], self.err[j])
+            bad[I] = True
+            I, J, _, _ = compare_pairs(vals[j], errs[j], vals[j], errs[j])
+            bad[I[I != J]] = True
         return bad
 
     def residual(self) -> float:
@@ -644,38 +707,42 @@ def _degree(f: PolynomialMap, k: int, x0, M, rng, common: dict, max_loops, max_p
     G = graph_system(f, P, _fresh_names(f.variables, len(y0) if P is None else len(P)))
     run = _Run(G, n, k, M, rng, options)
     A0, b0, base = _start(run, np.concatenate([x0, y0 if P is None else P @ y0]))
+    run.deadline = None if timeout is None else t0 + timeout
     size = float(np.linalg.norm(b0[n - k:]))
     pencils = [_Pencil(run, A0, b0, base=True), _Pencil(run, A0, b0, base=False)]
     loops: list[tuple] = []
     pushed: list[int] = []                       # per loop: representatives pushed through it
     bar = tqdm(desc="image degree", unit="pt", file=sys.stderr, leave=False,
                disable=None if progress is None else not progress)
-    while True:
-        test = _trace(pencils)
-        bar.n = len(run.Z)
-        bar.set_postfix(loops=len(loops), paths=run.paths)
-        if test.verdict is True:
-            reason = "trace test certified the image points"
-            break
-        if timeout is not None and time.perf_counter() - t0 > timeout:
-            reason = f"timeout {timeout:g} s"
-            break
-        if run.paths >= max_paths:
-            reason = f"path budget {max_paths}"
-            break
-        if all(c == len(run.Z) for c in pushed):
-            if len(loops) >= max_loops:
-                reason = f"loop budget {max_loops}"
+    test = trace_verdict([], 0)
+    try:
+        while True:
+            test = _trace(pencils)
+            bar.n = len(run.Z)
+            bar.set_postfix(loops=len(loops), paths=run.paths)
+            if test.verdict is True:
+                reason = "trace test certified the image points"
                 break
-            loops.append((*run.slice(size=size), random_gamma(rng), random_gamma(rng)))
-            pushed.append(0)
-        # one round: every loop takes the points it has not seen yet, as one batch (points
-        # found by a loop go through the later loops in the same round); then the trace test
-        for li in range(len(loops)):
-            todo = np.arange(pushed[li], len(run.Z))
-            pushed[li] = len(run.Z)
-            if len(todo):
-                _loop(run, A0, b0, loops[li], todo)
+            if run.paths >= max_paths:
+                reason = f"path budget {max_paths}"
+                break
+            if all(c == len(run.Z) for c in pushed):
+                if len(loops) >= max_loops:
+                    reason = f"loop budget {max_loops}"
+                    break
+                loops.append((*run.slice(size=size), random_gamma(rng), random_gamma(rng)))
+                pushed.append(0)
+            # one round: every loop takes the points it has not seen yet, as one batch (points
+            # found by a loop go through the later loops in the same round); then the trace test
+            for li in range(len(loops)):
+                todo = np.arange(pushed[li], len(run.Z))
+                if len(todo):
+                    _loop(run, A0, b0, loops[li], todo)
+                pushed[li] = todo[-1] + 1 if len(todo) else pushed[li]
+    except _Deadline:
+        reason = f"timeout {timeout:g} s"
+        test = TraceTestResult(None, test.residual, test.failed_paths,
+                               residuals=test.residuals)      # about fewer points: undecided
     bar.close()
     certified = test.verdict
     return ImageResult(**common, dimension=k, fiber_dimension=n - k,
