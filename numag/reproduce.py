@@ -20,7 +20,7 @@ from .study import StudyContext, md_table
 
 STUDIES = ("single_layer_dimension", "deep_dimension", "normalized_conjecture",
            "overparametrization", "figure1_slice", "fibers", "singular_boundary",
-           "training_dynamics")
+           "training_dynamics", "neuromanifold_degree")
 
 
 def studies_dir() -> Path:
