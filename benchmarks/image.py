@@ -1,0 +1,170 @@
+"""Degrees of images: witness.image (pseudo-witness set, trace-certified) vs Macaulay2's
+NumericalImplicitization (`pseudoWitnessSet` / `numericalImageDegree`, Chen–Kileel 2019).
+
+Cases (the same polynomials are given to both):
+  rnc60  (s, t) ↦ (s^60, s^59 t, ..., t^60), the cone over the rational normal curve: degree 60
+         (classical);
+  (2,2,1) the single lightning layer W = (Q, K, V) ↦ 2T(W) (numag.encode.parametrization):
+         degree 20 (closed form derived in docs/paper-notes.md §8; also the exact checks below).
+For each seed: our answer (`degree`, or "undecided" when the trace test did not certify), its
+time, and Macaulay2's answer (its `degree`, and whether its own trace test called the set
+complete) and time (elapsedTiming inside one M2 process per case, package loading excluded).
+Right = the true degree. With --exact, the degree of (2,2,1) and (3,1,1) is also computed
+exactly over F_32003 in Macaulay2: `degree ker` of the ring map (implicitization) and the number
+of points of {gauge slice, T(W) ∈ random L} (numag.degree.gauge_slice; for a = d' = 1 every image
+point has two such points, the swap).
+
+Timing: this machine has 2 cores shared with other jobs; seconds are wall-clock and noisy (both
+columns suffer alike). Run: .venv/bin/python benchmarks/image.py [--seeds 20] [--quick]
+[--exact] [--m2-timeout SECONDS]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+# benchmarks/witness.py would shadow the witness package when this folder is sys.path[0]
+sys.path = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(
+    os.path.abspath(__file__))]
+
+import numpy as np  # noqa: E402
+
+from numag import Architecture, dimension  # noqa: E402
+from numag.degree import degree, gauge_slice  # noqa: E402
+from numag.encode import parametrization  # noqa: E402
+from witness.image import PolynomialMap, image_degree  # noqa: E402
+from witness.system import PolynomialSystem  # noqa: E402
+
+
+def cases() -> dict[str, tuple[PolynomialMap, int, Architecture | None]]:
+    rnc = PolynomialMap.from_strings([f"s^{60 - i}*t^{i}" for i in range(61)], ["s", "t"])
+    arch = Architecture.single(2, 2, 1)
+    return {"rnc60": (rnc, 60, None),
+            "(2,2,1)": (PolynomialMap(parametrization(arch)), 20, arch)}
+
+
+def m2_polys(f: PolynomialMap) -> tuple[list[str], str]:
+    names = [f"x_{i}" for i in range(f.n_source)]
+    return names, ", ".join(PolynomialSystem._poly_str(p, names, phc=False)
+                            for p in f.coordinates.polynomials)
+
+
+def macaulay2(f: PolynomialMap, seeds: list[int], timeout: float) -> dict[int, dict]:
+    """pseudoWitnessSet in one M2 process per case, one line per seed (partial output is
+    kept when the process times out)."""
+    names, polys = m2_polys(f)
+    loop = "\n".join(
+        f'setRandomSeed {s}; r = elapsedTiming pseudoWitnessSet(F, ideal 0_R, Verbose => false);'
+        f' print("SEED {s} DEGREE " | toString((r#1).degree) | " COMPLETE " | '
+        f'toString((r#1).isCompletePseudoWitnessSet) | " SECONDS " | toString(r#0));'
+        for s in seeds)
+    script = (f'needsPackage "NumericalImplicitization";\nR = CC[{names[0]}..{names[-1]}];\n'
+              f"F = {{{polys}}};\n{loop}\nexit 0\n")
+    with tempfile.NamedTemporaryFile("w", suffix=".m2", delete=False) as fh:
+        fh.write(script)
+    try:
+        out = subprocess.run(["M2", "--script", fh.name], capture_output=True, text=True,
+                             timeout=timeout).stdout
+    except subprocess.TimeoutExpired as exc:
+        out = (exc.stdout or b"").decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+    found = re.findall(r"SEED (\d+) DEGREE (\d+) COMPLETE (\w+) SECONDS ([\d.e-]+)", out)
+    return {int(s): {"degree": int(d), "complete": c == "true", "seconds": float(t)}
+            for s, d, c, t in found}
+
+
+def ours(f: PolynomialMap, seed: int) -> dict:
+    t = time.perf_counter()
+    r = image_degree(f, seed=seed, timeout=600)
+    return {"degree": r.degree, "certified": r.certified, "found": r.points_found,
+            "seconds": time.perf_counter() - t, "paths": r.paths_tracked}
+
+
+def summary(name: str, truth: int, mine: list[dict], m2: dict[int, dict] | None,
+            seeds: list[int]) -> None:
+    right = sum(r["degree"] == truth for r in mine)
+    undecided = sum(r["degree"] is None for r in mine)
+    wrong = [r["degree"] for r in mine if r["degree"] is not None and r["degree"] != truth]
+    secs = [r["seconds"] for r in mine]
+    print(f"  ours      {right}/{len(mine)} right, {undecided} undecided, wrong {wrong}; "
+          f"median {statistics.median(secs):.1f} s, max {max(secs):.1f} s")
+    if m2 is None:
+        return
+    got = [m2[s] for s in seeds if s in m2]
+    m2_right = sum(r["degree"] == truth for r in got)
+    m2_wrong = [(s, m2[s]["degree"], "complete" if m2[s]["complete"] else "incomplete")
+                for s in seeds if s in m2 and m2[s]["degree"] != truth]
+    if got:
+        ms = [r["seconds"] for r in got]
+        print(f"  Macaulay2 {m2_right}/{len(seeds)} right ({len(seeds) - len(got)} not finished "
+              f"in the time limit); wrong: {m2_wrong}; median {statistics.median(ms):.1f} s, "
+              f"max {max(ms):.1f} s; median ratio M2/ours "
+              f"{statistics.median(ms) / statistics.median(secs):.1f}x")
+    else:
+        print("  Macaulay2 no seed finished in the time limit")
+
+
+def exact_checks() -> None:
+    """Exact degrees over F_32003 with Macaulay2: implicitization and point counts."""
+    print("\nExact checks over F_32003 (Macaulay2):")
+    rng = np.random.default_rng(1)
+    for arch in (Architecture.single(2, 2, 1), Architecture.single(3, 1, 1)):
+        F = parametrization(arch)
+        names, polys = m2_polys(PolynomialMap(F))
+        k = dimension(arch, seed=0).dimension
+        A, b = gauge_slice(arch)
+        eqs = [f"x_{int(np.flatnonzero(row)[0])} - {int(c.real)}" for row, c in zip(A.real, b)]
+        T = polys.split(", ")
+        for _ in range(k):
+            coef = rng.integers(1, 32003, len(T))
+            eqs.append(" + ".join(f"{int(a)}*({t})" for a, t in zip(coef, T))
+                       + f" - {int(rng.integers(1, 32003))}")
+        script = (f"R = ZZ/32003[{names[0]}..{names[-1]}];\n"
+                  f"S = ZZ/32003[t_0..t_{F.n_equations - 1}];\n"
+                  f"I = ker map(R, S, {{{polys}}});\n"
+                  f'print("IMPLICIT " | toString(dim I) | " " | toString(degree I));\n'
+                  f"J = ideal({', '.join(eqs)});\n"
+                  f'print("COUNT " | toString(dim J) | " " | toString(degree J));\nexit 0\n')
+        with tempfile.NamedTemporaryFile("w", suffix=".m2", delete=False) as fh:
+            fh.write(script)
+        t = time.perf_counter()
+        out = subprocess.run(["M2", "--script", fh.name], capture_output=True, text=True,
+                             timeout=1800).stdout
+        imp = re.search(r"IMPLICIT (\d+) (\d+)", out)
+        cnt = re.search(r"COUNT (\d+) (\d+)", out)
+        r = degree(arch, seed=0)
+        print(f"  {arch.spec()}: ker: dim {imp and imp[1]}, degree {imp and imp[2]}; points on "
+              f"gauge slice ∩ T^-1(L): {cnt and cnt[2]} (dim {cnt and cnt[1]}); numag degree "
+              f"{r.degree} (certified {r.certified}); {time.perf_counter() - t:.1f} s")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--seeds", type=int, default=20)
+    p.add_argument("--quick", action="store_true", help="3 seeds")
+    p.add_argument("--exact", action="store_true", help="exact F_p checks in Macaulay2")
+    p.add_argument("--m2-timeout", type=float, default=7200.0,
+                   help="seconds per Macaulay2 process (one per case)")
+    args = p.parse_args()
+    seeds = list(range(3 if args.quick else args.seeds))
+    m2 = shutil.which("M2") is not None
+    if not m2:
+        print("Macaulay2 (M2) not installed: its column is skipped (apt-get install macaulay2)")
+    print(f"{len(seeds)} seeds per case; wall-clock seconds on a shared 2-core machine (noisy)")
+    for name, (f, truth, _) in cases().items():
+        print(f"\n{name}: C^{f.n_source} -> C^{f.n_target}, true degree {truth}", flush=True)
+        mine = [ours(f, s) for s in seeds]
+        theirs = macaulay2(f, seeds, args.m2_timeout) if m2 else None
+        summary(name, truth, mine, theirs, seeds)
+    if args.exact and m2:
+        exact_checks()
+
+
+if __name__ == "__main__":
+    main()
