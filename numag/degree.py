@@ -18,6 +18,15 @@ scales φ), so its degree is that of the projective variety P(M).
 
 The map is handed to the tracker as expanded polynomials (witness.image.graph_system); a
 straight-line program of the forward pass can replace them there without changing this module.
+It would evaluate W ↦ (φ_W(X_n))_{n ≤ N} at N fixed generic inputs instead of the coefficients.
+That map is E_N ∘ c with E_N linear (evaluation), and its image is isomorphic to M (same
+dimension and degree) as soon as E_N is injective on the span of M. Sufficient [derived]: every
+output entry of φ_W is a form of degree D = 3^l in the d_0·t entries of X, and evaluation at
+N ≥ C(d_0·t + D − 1, D) generic points is injective on the space of such forms (the monomials
+are linearly independent functions, so some N points give a nonsingular evaluation matrix, and
+then almost all do); e.g. N = 20 for one layer with d = t = 2, 220 for two layers with d_0 = 2,
+t = 2. Fewer inputs suffice when the exact rank over F_p of [E_N(c(W_j))]_j equals that of
+[c(W_j)]_j at enough random W_j (both then equal dim span M).
 """
 from __future__ import annotations
 
