@@ -269,3 +269,20 @@ def test_numag_degree_cli():
     assert (d["degree"], d["params"], d["architecture"]["widths"]) == (3, 6, [2, 1])
     bad = run("-m", "numag", "degree", "--widths", "2,2", "--ranks", "1", "--softmax")
     assert bad.returncode == 2 and "not polynomial" in bad.stderr
+
+
+def test_compare_pairs_agrees_with_the_dense_rule():
+    # the k-d tree only prunes pairs that distinct.compare calls DIFFERENT anyway
+    from witness import distinct
+    from witness.image import compare_pairs
+    rng = np.random.default_rng(0)
+    B = rng.standard_normal((40, 3)) + 1j * rng.standard_normal((40, 3))
+    A = np.vstack([B[:10] + 1e-12, B[10:20] + 1e-5, rng.standard_normal((10, 3)) * 1j])
+    ea, eb = np.full(len(A), 1e-13), np.full(len(B), 1e-13)
+    ea[10:20] = 1e-8          # 1e-5 apart with error 1e-8: neither same (100 E) nor different
+    dense = distinct.compare(distinct.relative_distances(A, B), ea, eb)
+    I, J, codes, _ = compare_pairs(A, ea, B, eb)
+    sparse = np.full(dense.shape, distinct.DIFFERENT, dtype=np.int8)
+    sparse[I, J] = codes
+    np.testing.assert_array_equal(sparse, dense)
+    assert (codes == distinct.SAME).sum() == 10 and (codes == distinct.UNDECIDED).sum() == 10
