@@ -8,7 +8,8 @@ Cases (the same polynomials are given to both):
          degree 20 (closed form derived in docs/paper-notes.md §8; also the exact checks below).
 For each seed: our answer (`degree`, or "undecided" when the trace test did not certify), its
 time, and Macaulay2's answer (its `degree`, and whether its own trace test called the set
-complete) and time (elapsedTiming inside one M2 process per case, package loading excluded).
+complete) and time (elapsedTiming inside M2, process start and package loading excluded); the
+two alternate seed by seed so that both see the same machine load.
 Right = the true degree. With --exact, the degree of (2,2,1) and (3,1,1) is also computed
 exactly over F_32003 in Macaulay2: `degree ker` of the ring map (implicitization) and the number
 of points of {gauge slice, T(W) ∈ random L} (numag.degree.gauge_slice; for a = d' = 1 every image
@@ -57,27 +58,25 @@ def m2_polys(f: PolynomialMap) -> tuple[list[str], str]:
                             for p in f.coordinates.polynomials)
 
 
-def macaulay2(f: PolynomialMap, seeds: list[int], timeout: float) -> dict[int, dict]:
-    """pseudoWitnessSet in one M2 process per case, one line per seed (partial output is
-    kept when the process times out)."""
+def macaulay2(f: PolynomialMap, seed: int, timeout: float) -> dict | None:
+    """pseudoWitnessSet in one M2 process for one seed (time measured inside M2 by
+    elapsedTiming: process start and package loading excluded); None on timeout."""
     names, polys = m2_polys(f)
-    loop = "\n".join(
-        f'setRandomSeed {s}; r = elapsedTiming pseudoWitnessSet(F, ideal 0_R, Verbose => false);'
-        f' print("SEED {s} DEGREE " | toString((r#1).degree) | " COMPLETE " | '
-        f'toString((r#1).isCompletePseudoWitnessSet) | " SECONDS " | toString(r#0));'
-        for s in seeds)
     script = (f'needsPackage "NumericalImplicitization";\nR = CC[{names[0]}..{names[-1]}];\n'
-              f"F = {{{polys}}};\n{loop}\nexit 0\n")
+              f"F = {{{polys}}};\nsetRandomSeed {seed};\n"
+              "r = elapsedTiming pseudoWitnessSet(F, ideal 0_R, Verbose => false);\n"
+              'print("DEGREE " | toString((r#1).degree) | " COMPLETE " | '
+              'toString((r#1).isCompletePseudoWitnessSet) | " SECONDS " | toString(r#0));\n'
+              "exit 0\n")
     with tempfile.NamedTemporaryFile("w", suffix=".m2", delete=False) as fh:
         fh.write(script)
     try:
         out = subprocess.run(["M2", "--script", fh.name], capture_output=True, text=True,
                              timeout=timeout).stdout
-    except subprocess.TimeoutExpired as exc:
-        out = (exc.stdout or b"").decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-    found = re.findall(r"SEED (\d+) DEGREE (\d+) COMPLETE (\w+) SECONDS ([\d.e-]+)", out)
-    return {int(s): {"degree": int(d), "complete": c == "true", "seconds": float(t)}
-            for s, d, c, t in found}
+    except subprocess.TimeoutExpired:
+        return None
+    m = re.search(r"DEGREE (\d+) COMPLETE (\w+) SECONDS ([\d.e-]+)", out)
+    return m and {"degree": int(m[1]), "complete": m[2] == "true", "seconds": float(m[3])}
 
 
 def ours(f: PolynomialMap, seed: int) -> dict:
@@ -156,8 +155,8 @@ def main() -> None:
                    help="exact F_p checks in Macaulay2 of (2,2,1) and (3,1,1) (seconds)")
     p.add_argument("--exact-all", action="store_true",
                    help="also (3,1,2), degree 108, no closed form (about 17 min in Macaulay2)")
-    p.add_argument("--m2-timeout", type=float, default=7200.0,
-                   help="seconds per Macaulay2 process (one per case)")
+    p.add_argument("--m2-timeout", type=float, default=1200.0,
+                   help="seconds per Macaulay2 run (one process per case and seed)")
     args = p.parse_args()
     seeds = list(range(3 if args.quick else args.seeds))
     m2 = shutil.which("M2") is not None
@@ -166,9 +165,15 @@ def main() -> None:
     print(f"{len(seeds)} seeds per case; wall-clock seconds on a shared 2-core machine (noisy)")
     for name, (f, truth, _) in cases().items():
         print(f"\n{name}: C^{f.n_source} -> C^{f.n_target}, true degree {truth}", flush=True)
-        mine = [ours(f, s) for s in seeds]
-        theirs = macaulay2(f, seeds, args.m2_timeout) if m2 else None
-        summary(name, truth, mine, theirs, seeds)
+        mine, theirs = [], {}
+        for s in seeds:                 # alternate, so that both see the same machine load
+            mine.append(ours(f, s))
+            if m2 and (r := macaulay2(f, s, args.m2_timeout)) is not None:
+                theirs[s] = r
+            print(f"  seed {s}: ours {mine[-1]['degree']} in {mine[-1]['seconds']:.1f} s"
+                  + (f"; M2 {theirs[s]['degree']} in {theirs[s]['seconds']:.1f} s"
+                     if s in theirs else ""), flush=True)
+        summary(name, truth, mine, theirs if m2 else None, seeds)
     if (args.exact or args.exact_all) and m2:
         exact_checks([(2, 2, 1), (3, 1, 1)] + ([(3, 1, 2)] if args.exact_all else []))
 
