@@ -12,7 +12,8 @@ whose "equations" are the coordinates, ``PolynomialMap``). Z = closure of f(C^n)
   degree is computed. The generic fiber has dimension n − k.
 * **deg Z** by a pseudo-witness set (Hauenstein–Sommese, "Witness sets of projections", Appl.
   Math. Comput. 2010): cut Z with a random affine space L of codimension k and the source with
-  n − k random affine hyperplanes M; {x ∈ M : f(x) ∈ L} maps onto the finite set Z ∩ L, whose
+  n − k affine hyperplanes M (random, or the caller's, e.g. a gauge of a symmetry group);
+  {x ∈ M : f(x) ∈ L} maps onto the finite set Z ∩ L, whose
   size is deg Z. Only the image points count: each is kept with ONE representative source point
   (the image of a tracked source path is determined by its start image point, so one preimage
   per image point carries the whole monodromy action on Z ∩ L).
@@ -33,23 +34,32 @@ Construction (all tracking by ``tracking.track_slices``, the public slice homoto
    the slice has n rows: n − k rows in x (M) and k rows in w (L), so moving L with M fixed is an
    ordinary slice homotopy (the gamma trick scales the fixed x-rows by a nonzero number, which
    leaves M unchanged).
-3. Start. A random x0 is on Γ with w0 = g(x0): slices through (x0, w0), then one path to a slice
-   with random right-hand side (the base slice; as in ``monodromy._start``).
-4. Monodromy. Loops base → random L1 → base (fresh gammas) move the representatives; an endpoint
-   whose image point is DIFFERENT (``distinct.compare`` on the w-coordinates, with the Newton
-   error estimates converted to the w scale) from every known image point is new; SAME is a
-   known point; undecided endpoints are counted (``ambiguous_matches``) and not used.
-5. Certificate: the linear trace test in the image (Sommese–Verschelde–Wampler 2002) on the
-   w-coordinates of the image points, on ``TRACE_PENCILS`` = 2 pencils of parallel L's (the base
-   slice and an independent random one), with ``witness_set.TRACE_TOL`` / ``TRACE_FAIL`` and
-   failed paths meaning undecided, exactly as ``monodromy``. Z is irreducible, so a set of image
-   points with an affine-linear trace is all of Z ∩ L.
+3. Start. A random x0 on M (M random through x0, or the caller's M with x0 projected onto it)
+   is on Γ with w0 = g(x0); L through w0, then one path to an L with random right-hand side
+   (the base slice; as in ``monodromy._start``). Df restricted to M must have rank k at x0
+   (M transverse to the fibers), else the result is undecided.
+4. Monodromy, in rounds: each loop (base L → random L1 → base L, fresh gammas) takes the
+   representatives it has not seen yet as one batch; a new loop is added whenever fewer paths
+   are pending than points are known. An endpoint whose image point is DIFFERENT
+   (``distinct.compare`` on the w-coordinates, with the Newton error estimates converted to
+   the w scale; candidates from a k-d tree) from every known image point is new; SAME is a
+   known point (the smaller representative is kept: fibers of maps with symmetries are
+   non-compact); undecided endpoints are counted (``ambiguous_matches``) and not used.
+5. Certificate, after every round: the linear trace test in the image (Sommese–Verschelde–
+   Wampler 2002) on the w-coordinates of the image points, on two pencils of parallel L's (the
+   base slice and an independent random L), with ``witness_set.TRACE_TOL`` / ``TRACE_FAIL`` and
+   failed paths meaning undecided, exactly as ``monodromy``. Z is irreducible, so a set of
+   image points with an affine-linear trace is all of Z ∩ L.
+
+Paths are tracked in chunks of ``CHUNK`` (``track_slices`` compares all endpoints of a call
+pairwise); the time budget is checked between chunks.
 
 The degree is reported only when certified; at a budget (loops, paths, time) or with an
-undecided trace test the result says ``certified=None`` and gives ``points_found`` (a lower
-bound), never a degree. The degree is the **affine degree** of Z ⊂ C^m (= the degree of its
-projective closure in P^m); for a homogeneous map (all coordinates homogeneous of one degree
-e ≥ 1) Z is a cone and this is also the degree of the projective variety P(Z) ⊂ P^{m−1}.
+undecided trace test the result says ``certified=None`` (``False`` when the trace test showed
+the points incomplete) and gives ``points_found`` (a lower bound), never a degree. The degree
+is the **affine degree** of Z ⊂ C^m (= the degree of its projective closure in P^m); for a
+homogeneous map (all coordinates homogeneous of one degree e ≥ 1) Z is a cone and this is also
+the degree of the projective variety P(Z) ⊂ P^{m−1}.
 """
 from __future__ import annotations
 
