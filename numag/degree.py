@@ -3,10 +3,9 @@
 M is the image of the parametrization W ↦ φ_W in the space of polynomial maps. Its coordinates
 (numag.encode.parametrization): for a single layer with t ≥ 2 the tensor T (cubic in W; a
 linear isomorphism of the span of M [derived; paper-notes §1]), otherwise every coefficient of
-φ_W in the entries of X (the canonical coordinates; degree 3 per layer in the previous
-layer's output, 12 in W for two layers). Both give M up to a linear isomorphism, so the same
-dimension and degree. M is a cone (φ_W is homogeneous in W of degree 3 per layer: scaling V_l
-scales φ), so its degree is that of the projective variety P(M).
+φ_W in the entries of X (the canonical coordinates; degree 12 in W for two layers). Both give
+M up to a linear isomorphism, so the same dimension and degree. M is a cone (scaling V_l by λ
+scales φ_W by λ), so its degree is that of the projective variety P(M).
 
 * dimension: numag.dimension (exact Jacobian rank over F_p, a certified lower bound; certified
   when it meets the symmetry upper bound), passed to witness.image, which cross-checks it with
