@@ -109,10 +109,11 @@ def test_points_are_on_the_graph_and_the_slice():
 
 
 def test_budget_gives_no_degree():
-    # one loop cannot find all 12 points from one: never a wrong degree, only a lower bound
-    r = image_degree(rnc(12), seed=1, max_loops=1)
+    # 30 paths cannot certify 12 points (each needs 2 loop paths and 5 trace paths): never a
+    # wrong degree, only a lower bound
+    r = image_degree(rnc(12), seed=1, max_paths=30)
     assert r.degree is None and r.certified is not True and r.points_found < 12
-    assert r.stop_reason.startswith("loop budget")
+    assert r.stop_reason.startswith("path budget")
     assert json.loads(json.dumps(r.to_json()))["degree"] is None
 
 
