@@ -7,7 +7,8 @@ Cases (the same polynomials are given to both):
   (2,2,1) the single lightning layer W = (Q, K, V) ↦ 2T(W) (numag.encode.parametrization):
          degree 20 (closed form derived in docs/paper-notes.md §8; also the exact checks below).
 For each seed: our answer (`degree`, or "undecided" when the trace test did not certify), its
-time, and Macaulay2's answer (its `degree`, and whether its own trace test called the set
+time (ours: witness.image with a random fiber slice M, the same input as Macaulay2's; numag:
+numag.degree, the slice M fixing the gauge of the symmetries), and Macaulay2's answer (its `degree`, and whether its own trace test called the set
 complete) and time (elapsedTiming inside M2, process start and package loading excluded); the
 two alternate seed by seed so that both see the same machine load.
 Right = the true degree. With --exact, the degree of (2,2,1) and (3,1,1) is also computed
@@ -86,14 +87,28 @@ def ours(f: PolynomialMap, seed: int) -> dict:
             "seconds": time.perf_counter() - t, "paths": r.paths_tracked}
 
 
-def summary(name: str, truth: int, mine: list[dict], m2: dict[int, dict] | None,
-            seeds: list[int]) -> None:
-    right = sum(r["degree"] == truth for r in mine)
-    undecided = sum(r["degree"] is None for r in mine)
-    wrong = [r["degree"] for r in mine if r["degree"] is not None and r["degree"] != truth]
-    secs = [r["seconds"] for r in mine]
-    print(f"  ours      {right}/{len(mine)} right, {undecided} undecided, wrong {wrong}; "
+def gauge(arch: Architecture, seed: int) -> dict:
+    """numag.degree: the same map with the gauge slice of the symmetries as M."""
+    t = time.perf_counter()
+    r = degree(arch, seed=seed, timeout=600)
+    return {"degree": r.degree, "seconds": time.perf_counter() - t}
+
+
+def line(label: str, truth: int, runs: list[dict]) -> list[float]:
+    right = sum(r["degree"] == truth for r in runs)
+    undecided = sum(r["degree"] is None for r in runs)
+    wrong = [r["degree"] for r in runs if r["degree"] is not None and r["degree"] != truth]
+    secs = [r["seconds"] for r in runs]
+    print(f"  {label:<9} {right}/{len(runs)} right, {undecided} undecided, wrong {wrong}; "
           f"median {statistics.median(secs):.1f} s, max {max(secs):.1f} s")
+    return secs
+
+
+def summary(name: str, truth: int, mine: list[dict], m2: dict[int, dict] | None,
+            seeds: list[int], numag_runs: list[dict]) -> None:
+    secs = line("ours", truth, mine)
+    if numag_runs:
+        line("numag", truth, numag_runs)
     if m2 is None:
         return
     got = [m2[s] for s in seeds if s in m2]
@@ -151,6 +166,8 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seeds", type=int, default=20)
     p.add_argument("--quick", action="store_true", help="3 seeds")
+    p.add_argument("--case", action="append", choices=list(cases()),
+                   help="run only this case (repeatable)")
     p.add_argument("--exact", action="store_true",
                    help="exact F_p checks in Macaulay2 of (2,2,1) and (3,1,1) (seconds)")
     p.add_argument("--exact-all", action="store_true",
@@ -163,17 +180,23 @@ def main() -> None:
     if not m2:
         print("Macaulay2 (M2) not installed: its column is skipped (apt-get install macaulay2)")
     print(f"{len(seeds)} seeds per case; wall-clock seconds on a shared 2-core machine (noisy)")
-    for name, (f, truth, _) in cases().items():
+    for name, (f, truth, arch) in cases().items():
+        if args.case and name not in args.case:
+            continue
         print(f"\n{name}: C^{f.n_source} -> C^{f.n_target}, true degree {truth}", flush=True)
-        mine, theirs = [], {}
-        for s in seeds:                 # alternate, so that both see the same machine load
+        mine, theirs, gauged = [], {}, []
+        for s in seeds:                 # alternate, so that all see the same machine load
             mine.append(ours(f, s))
+            if arch is not None:
+                gauged.append(gauge(arch, s))
             if m2 and (r := macaulay2(f, s, args.m2_timeout)) is not None:
                 theirs[s] = r
             print(f"  seed {s}: ours {mine[-1]['degree']} in {mine[-1]['seconds']:.1f} s"
+                  + (f"; numag {gauged[-1]['degree']} in {gauged[-1]['seconds']:.1f} s"
+                     if gauged else "")
                   + (f"; M2 {theirs[s]['degree']} in {theirs[s]['seconds']:.1f} s"
                      if s in theirs else ""), flush=True)
-        summary(name, truth, mine, theirs if m2 else None, seeds)
+        summary(name, truth, mine, theirs if m2 else None, seeds, gauged)
     if (args.exact or args.exact_all) and m2:
         exact_checks([(2, 2, 1), (3, 1, 1)] + ([(3, 1, 2)] if args.exact_all else []))
 

@@ -38,8 +38,9 @@ Construction (all tracking by ``tracking.track_slices``, the public slice homoto
    is on Γ with w0 = g(x0); L through w0, then one path to an L with random right-hand side
    (the base slice; as in ``monodromy._start``). Df restricted to M must have rank k at x0
    (M transverse to the fibers), else the result is undecided.
-4. Monodromy, in rounds: each loop (base L → random L1 → base L, fresh gammas) takes the
-   representatives it has not seen yet as one batch; a new loop is added whenever fewer paths
+4. Monodromy, in rounds: each loop (base L → random L1 → base L; the out-legs of all loops
+   share one gamma and run as one batch, each back-leg has its own gamma) takes the
+   representatives it has not seen yet; a new loop is added whenever fewer paths
    are pending than points are known. An endpoint whose image point is DIFFERENT
    (``distinct.compare`` on the w-coordinates, with the Newton error estimates converted to
    the w scale; candidates from a k-d tree) from every known image point is new; SAME is a
@@ -414,15 +415,20 @@ class _Run:
                             size * random_complex(self.rng, k) / math.sqrt(max(k, 1))])
         return A, b
 
-    def track(self, A0, b0, A1, b1, Z, gamma) -> TrackResult:
-        """track_slices in chunks of CHUNK paths (same homotopy, so the same paths); raises
-        _Deadline before a chunk when the time budget is spent."""
+    def track(self, A0, b0, A1, b1, Z, gamma, which=None) -> TrackResult:
+        """track_slices from the slice (A0, b0) to (A1, b1), in chunks of CHUNK paths (the
+        same homotopy, so the same paths); raises _Deadline before a chunk when the time budget
+        is spent. With ``which`` (p,) ints, A1 (g, n, n + q) and b1 (g, n) are g target slices
+        and path i goes to slice which[i], all in one batch (collisions are looked for among
+        the paths of one target only)."""
         parts = []
         for i in range(0, max(len(Z), 1), CHUNK):
             if self.deadline is not None and time.perf_counter() > self.deadline:
                 raise _Deadline
-            tr = track_slices(self.G, A0, b0, A1, b1, Z[i:i + CHUNK], gamma=gamma,
-                              options=self.options)
+            w = None if which is None else which[i:i + CHUNK]
+            tr = track_slices(self.G, A0, b0, A1 if w is None else A1[w],
+                              b1 if w is None else b1[w], Z[i:i + CHUNK], gamma=gamma,
+                              options=self.options, groups=w)
             self.paths += tr.n_paths
             self.failed += int((~tr.ok).sum())
             parts.append(tr)
@@ -511,7 +517,7 @@ class _Pencil:
             self.reach = random_gamma(run.rng)
         v, self.ts = random_pencil(run.rng, run.k)
         self.v = np.concatenate([np.zeros(run.n - run.k, complex), v])
-        self.gammas = (random_gamma(run.rng), random_gamma(run.rng))
+        self.gamma = random_gamma(run.rng)
         self.values = [np.zeros((0, run.q), complex) for _ in range(3)]
         self.err = [np.zeros(0) for _ in range(3)]
         self.ok = np.zeros(0, bool)
@@ -530,11 +536,15 @@ class _Pencil:
             Z, ok = tr.endpoints, tr.ok.copy()
             err0 = run.w_errors(Z, tr.accuracy)
         vals, errs = [Z[:, run.n:]], [err0]
-        for t, g in zip(self.ts[1:], self.gammas):
-            tr = run.track(self.A, self.b, self.A, self.b + t * self.v, Z, g)
-            vals.append(tr.endpoints[:, run.n:])
-            errs.append(run.w_errors(tr.endpoints, tr.accuracy))
-            ok &= tr.ok
+        p = len(Z)                          # both translates in one batch, one fixed gamma
+        targets = np.stack([self.b + t * self.v for t in self.ts[1:]])
+        tr = run.track(self.A, self.b, np.stack([self.A, self.A]), targets, np.vstack([Z, Z]),
+                       self.gamma, which=np.repeat([0, 1], p))
+        for j in (0, 1):
+            part = slice(j * p, (j + 1) * p)
+            vals.append(tr.endpoints[part, run.n:])
+            errs.append(run.w_errors(tr.endpoints[part], tr.accuracy[part]))
+            ok &= tr.ok[part]
         ok &= ~self._collides(vals, errs)
         for j in range(3):
             self.values[j] = np.vstack([self.values[j], vals[j]])
@@ -725,6 +735,7 @@ def _degree(f: PolynomialMap, k: int, x0, M, rng, common: dict, max_loops, max_p
     bar = tqdm(desc="image degree", unit="pt", file=sys.stderr, leave=False,
                disable=None if progress is None else not progress)
     test = trace_verdict([], 0)
+    gamma_out = random_gamma(rng)
     try:
         while True:
             test = _trace(pencils)
@@ -745,15 +756,9 @@ def _degree(f: PolynomialMap, k: int, x0, M, rng, common: dict, max_loops, max_p
                         reason = f"loop budget {max_loops}"
                         break
                 else:
-                    loops.append((*run.slice(size=size), random_gamma(rng), random_gamma(rng)))
+                    loops.append((*run.slice(size=size), random_gamma(rng)))
                     pushed.append(0)
-            # one round: every loop takes the points it has not seen yet, as one batch (points
-            # found by a loop go through the later loops in the same round); then the trace test
-            for li in range(len(loops)):
-                todo = np.arange(pushed[li], len(run.Z))
-                if len(todo):
-                    _loop(run, A0, b0, loops[li], todo)
-                pushed[li] = todo[-1] + 1 if len(todo) else pushed[li]
+            _round(run, A0, b0, loops, pushed, gamma_out)
     except _Deadline:
         reason = f"timeout {timeout:g} s"
         test = TraceTestResult(None, test.residual, test.failed_paths,
@@ -770,13 +775,25 @@ def _degree(f: PolynomialMap, k: int, x0, M, rng, common: dict, max_loops, max_p
                        slice_b=b0, projection=P)
 
 
-def _loop(run: _Run, A0, b0, loop, todo: np.ndarray) -> None:
-    """Representatives ``todo`` out to L1 and back (fresh gammas fixed per loop)."""
-    A1, b1, g_out, g_back = loop
-    out = run.track(A0, b0, A1, b1, run.Z[todo], g_out)
-    back = run.track(A1, b1, A0, b0, out.endpoints[out.ok], g_back)
-    E = back.endpoints[back.ok]
-    run.match(E, run.w_errors(E, back.accuracy[back.ok]))
+def _round(run: _Run, A0, b0, loops: list, pushed: list[int], gamma_out: complex) -> None:
+    """Every loop takes the representatives it has not seen yet: all out-legs (base L → each
+    loop's L1, one gamma) as one batch, then each loop's back-leg (its own gamma)."""
+    todo = [np.arange(c, len(run.Z)) for c in pushed]
+    live = [li for li, t in enumerate(todo) if len(t)]
+    for li in range(len(loops)):
+        pushed[li] = len(run.Z)
+    if not live:
+        return
+    which = np.concatenate([np.full(len(todo[li]), j) for j, li in enumerate(live)])
+    out = run.track(A0, b0, np.stack([loops[li][0] for li in live]),
+                    np.stack([loops[li][1] for li in live]),
+                    run.Z[np.concatenate([todo[li] for li in live])], gamma_out, which=which)
+    for j, li in enumerate(live):
+        A1, b1, g_back = loops[li]
+        sel = (which == j) & out.ok
+        back = run.track(A1, b1, A0, b0, out.endpoints[sel], g_back)
+        E = back.endpoints[back.ok]
+        run.match(E, run.w_errors(E, back.accuracy[back.ok]))
 
 
 def _fresh_names(taken, q: int) -> list[str]:
