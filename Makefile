@@ -22,6 +22,7 @@ reproduce: $(STAMP)
 	$(VENV)/bin/numag reproduce --full
 
 bench: $(STAMP)
+	$(PY) -m pip install -q -e '.[bench]'
 	for b in benchmarks/*.py; do $(PY) $$b || exit 1; done
 
 clean:

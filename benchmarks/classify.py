@@ -15,7 +15,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from numag.classify import Precision, classify_av
+from numag.classify import UNDECIDED, RankOptions, classify_av
 
 
 def points(d: int, d_out: int, a: int, n: int, seed: int = 0):
@@ -40,7 +40,7 @@ def points(d: int, d_out: int, a: int, n: int, seed: int = 0):
     return out
 
 
-def rate(pts, a: int, prec: Precision, evidence: bool) -> tuple[float, float, list]:
+def rate(pts, a: int, prec: RankOptions, evidence: bool) -> tuple[float, float, list]:
     """(points/s, seconds, labels) for classifying pts."""
     conv = (lambda m: np.vectorize(float)(m).astype(float)) if prec.is_float else (lambda m: m)
     start = time.perf_counter()
@@ -65,10 +65,10 @@ def main() -> None:
     for shape in ((4, 4, 2), (8, 8, 4)):
         for mode, ev, n in modes:
             pts = points(*shape, n)
-            mp_rate, _, mp_labels = rate(pts, shape[2], Precision(args.digits), ev)
-            f_rate, _, f_labels = rate(pts, shape[2], Precision(None), ev)
-            und = sum(lab == ("undecided",) for lab in f_labels)
-            und_mp = sum(lab == ("undecided",) for lab in mp_labels)
+            mp_rate, _, mp_labels = rate(pts, shape[2], RankOptions(args.digits), ev)
+            f_rate, _, f_labels = rate(pts, shape[2], RankOptions(None), ev)
+            und = sum(lab == UNDECIDED for lab in f_labels)
+            und_mp = sum(lab == UNDECIDED for lab in mp_labels)
             print(f"{str(shape):<10} {mode:<14} {n:>3} {mp_rate:>10.3g} {f_rate:>10.3g} "
                   f"{f_rate / mp_rate:>8.3g}  {und}/{n} (mp: {und_mp}/{n})", flush=True)
 

@@ -1,8 +1,10 @@
-"""Dimension of neuromanifolds: the paper's script vs float64 + gap vs exact mod p, side by side.
+"""Dimension of neuromanifolds: the paper's script vs float64 with numag's rank rule vs exact
+mod p, side by side.
 
 (a) the method of HMK's public script, reimplemented: float32 Jacobian, numpy's default relative
     tolerance (matrix_rank), N = 10 inputs, maximum over 5 random draws;
-(b) numag float64: equilibrated Jacobian, largest-gap rule, N grown until saturation;
+(b) numag float64: equilibrated Jacobian, numag.rank's threshold rule (tolerance and margin),
+    N grown until saturation;
 (c) numag exact: rank over F_p (certified lower bound) + symmetry upper bound.
 "Right" means equal to the certified exact value (lightning) or to the HMK formula (softmax).
 Run: .venv/bin/python benchmarks/dimension.py [--quick]
@@ -80,7 +82,7 @@ def main() -> None:
     args = parser.parse_args()
     archs = [Architecture(w, r) for w, r in LIGHTNING if not args.quick or (w, r) in QUICK]
     archs += [Architecture(w, r, 3, "softmax") for w, r in SOFTMAX if not args.quick]
-    print(f"{'architecture':<32} {'truth':>5} | {'(a) paper f32':>16} | {'(b) f64+gap':>16} | "
+    print(f"{'architecture':<32} {'truth':>5} | {'(a) paper f32':>16} | {'(b) f64 rule':>16} | "
           f"{'(c) exact':>18} | {'c/a time':>8}")
     worst = 0.0
     for arch in archs:
@@ -92,7 +94,7 @@ def main() -> None:
         print(f"{str(arch):<32} {str(truth):>5} | {a:>5} {mark(a, truth)} {ta:6.2f}s | "
               f"{b:>5} {mark(b, truth)}{'' if bd else 'u'} {tb:6.2f}s | {cs:>18} | {ratio:8.2f}")
     print("\n✓ right, ✗ wrong, * certified (exact lower bound = symmetry upper bound), "
-          "u undecided gap;")
+          "u undecided (a singular value within the margin of the tolerance);")
     print(f"largest exact/paper-script time ratio: {worst:.2f} (goal ≤ 2; 'ovfl' rows, where "
           "the paper's method gives no answer, are left out)")
 

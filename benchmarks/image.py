@@ -5,7 +5,7 @@ Cases (the same polynomials are given to both):
   rnc60  (s, t) ↦ (s^60, s^59 t, ..., t^60), the cone over the rational normal curve: degree 60
          (classical);
   (2,2,1) the single lightning layer W = (Q, K, V) ↦ 2T(W) (numag.encode.parametrization):
-         degree 20 (closed form derived in docs/paper-notes.md §8; also the exact checks below).
+         degree 20 (closed form derived in docs/paper-notes.md §10; also the exact checks below).
 For each seed: our answer (`degree`, or "undecided" when the trace test did not certify), its
 time (ours: witness.image with a random fiber slice M, the same input as Macaulay2's; numag:
 numag.degree, the slice M fixing the gauge of the symmetries), and Macaulay2's answer (its `degree`, and whether its own trace test called the set

@@ -12,12 +12,18 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
+import sys
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from numag.sweep import run_tasks
+# benchmarks/witness.py would shadow the witness package when this folder is sys.path[0]
+# (numag.sweep imports the job registry, hence numag.fibers and witness)
+sys.path = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(
+    os.path.abspath(__file__))]
+
+from numag.sweep import run_tasks  # noqa: E402
 
 
 def architectures(n: int = 200) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:

@@ -1,4 +1,4 @@
-"""Margins of the two-pencil linear trace test (witness.witness_set: TRACE_TOL, TRACE_FAIL).
+"""Margins of the two-pencil linear trace test (witness.trace: TRACE_TOL, TRACE_FAIL).
 
   python benchmarks/trace.py [--quick] [--seeds N] [--trials T]
 
@@ -46,12 +46,14 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]
 
 from numag import Architecture  # noqa: E402
 from numag.encode import fiber_system  # noqa: E402
-from numag.fibers import (_member_of, exact_nullity, expected_components,  # noqa: E402
-                          point_type)
+from numag.fibers import (PointType, _member_of, exact_nullity,  # noqa: E402
+                          expected_components, point_type)
 from numag.points import sample_point  # noqa: E402
-from witness import monodromy, move_slice  # noqa: E402
-from witness.witness_set import (TRACE_FAIL, TRACE_TOL, random_slice,  # noqa: E402
-                                 trace_residual, trace_values_two_slices, trace_verdict)
+from witness import distinct, monodromy, move_slice  # noqa: E402
+from witness.options import DEFAULT  # noqa: E402
+from witness.trace import (TRACE_FAIL, TRACE_TOL, Pencil, slice_tracker,  # noqa: E402
+                           trace_verdict)
+from witness.witness_set import random_slice  # noqa: E402
 
 CASES = [("(2,1,1) generic", Architecture.single(2, 1, 1), "generic"),
          ("(2,2,1) generic", Architecture.single(2, 2, 1), "generic"),
@@ -70,7 +72,7 @@ def fiber_witness_sets(arch: Architecture, kind: str, seed: int):
     layers = sample_point(arch, kind, seed)
     fs = fiber_system(arch, layers)
     ptype = point_type(arch, layers)
-    if ptype == "rank one (u ∥ w)":
+    if ptype is PointType.RANK_ONE_PARALLEL:
         raise ValueError("u ∥ w fibers need deflation; not measured here")
     out, problems, wsets = [], [], []
     for e in expected_components(arch, layers, ptype, rng):
@@ -114,10 +116,10 @@ def measure(W, x0, trials: int, seed_base: int) -> dict:
     """Trace tests of W and of its proper subsets on every kind of base slice, ``trials`` seeds.
 
     Each test is ``trace_test(Wk, seed=s, groups=groups)`` written out (the same calls and
-    random choices): ``trace_values_two_slices(Wk, default_rng(s))``, then per group the
-    residual of each pencil and ``trace_verdict``; kept here with per-pencil failed-path counts
-    (a pencil with a failed path among the group's rows gives no residual: its verdict is
-    undecided whatever the residual)."""
+    random choices): the pencils ``Pencil(Wk, default_rng(s), base=(i == 0))`` of
+    witness.trace, then per group the residual of each pencil and ``trace_verdict``; kept here
+    with per-pencil failed-path counts (a pencil with a failed path among the group's rows gives
+    no residual: its verdict is undecided whatever the residual)."""
     groups = [list(range(W.degree))] + subsets(W.degree)
     rec = {k: {"tests": [], "moves": 0, "move_failed": 0} for k in SLICES}
     for j in range(trials):
@@ -128,12 +130,17 @@ def measure(W, x0, trials: int, seed_base: int) -> dict:
             if Wk is None:
                 r["move_failed"] += failed
                 continue
-            pens = trace_values_two_slices(Wk, np.random.default_rng(int(rng.integers(2 ** 31))))
+            prng = np.random.default_rng(int(rng.integers(2 ** 31)))
+            pens = [Pencil(Wk, prng, base=(i == 0)) for i in range(DEFAULT.trace.pencils)]
+            track = slice_tracker(Wk)
+            err = distinct.error_estimates(None, Wk.degree, DEFAULT.points)
             test = []
             for g in groups:
                 g = np.asarray(g, int)
-                res = [trace_residual([v[g] for v in vals], ts) for vals, ts, _ in pens]
-                fails = [int((~ok[g]).sum()) for _, _, ok in pens]
+                for pen in pens:
+                    pen.compute(Wk.points, err, g, track)
+                res = [pen.residual(g) for pen in pens]
+                fails = [pen.failed(g) for pen in pens]
                 test.append((res, fails, trace_verdict(res, sum(fails)).verdict))
             r["tests"].append(test)
     return rec
@@ -148,7 +155,7 @@ def collect(comps, kind: str, full: bool):
                 res.append([x if not fi else math.nan for x, fi in zip(r, f)])
                 verdicts.append(v)
                 failed += sum(f)
-    return np.array(res, float).reshape(-1, 2), verdicts, failed
+    return np.array(res, float).reshape(-1, DEFAULT.trace.pencils), verdicts, failed
 
 
 def fmt(x: float) -> str:

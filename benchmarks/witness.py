@@ -11,7 +11,7 @@
    worker (goal: overhead <= 10 %).
 
 Systems of single-layer lightning-attention fibers are built here from their coordinates
-T[r,{b,c},e] = (V[r,b] A[c,e] + V[r,c] A[b,e]) / 2, A = K^T Q (shared/paper-notes.md, section 1),
+T[r,{b,c},e] = (V[r,b] A[c,e] + V[r,c] A[b,e]) / 2, A = K^T Q (docs/paper-notes.md §1),
 through a random integer point w0 (equations T(W) = T(w0)).
 """
 from __future__ import annotations

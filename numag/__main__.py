@@ -1,5 +1,7 @@
+"""``python -m numag COMMAND ...`` (see numag.cli)."""
 import sys
 
 from .cli import main
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,8 +1,10 @@
 """The `numag` command: one subcommand per main job (numag/commands/<name>.py).
 
-Each command module defines NAME, HELP, add_arguments(parser) and run(args) -> exit code. Bad
-input (ValueError from anywhere below, an unreadable or unwritable path, an unusable SQLite
-store) becomes a one-line error `numag CMD: error: ...` and exit code 2.
+Each command module defines NAME, HELP, add_arguments(parser) and run(args) -> exit code: it
+parses its flags into the job's options (numag.jobs), calls the library and renders the result.
+Bad input (ValueError from anywhere below, an unreadable or unwritable path, an unusable SQLite
+store) becomes a one-line error `numag CMD: error: ...` and exit code 2; an OptionError names
+the options by their flags (--seed), where the library says option 'seed'.
 """
 from __future__ import annotations
 
@@ -11,6 +13,9 @@ import importlib
 import os
 import sqlite3
 import sys
+
+from .commands.common import flag
+from .options import OptionError
 
 COMMANDS = ("dim", "fiber", "classify", "degree", "sweep", "reproduce")
 
@@ -42,6 +47,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except UnicodeDecodeError as exc:          # a ValueError that names no file
         return _error(args, _decode_error(args, exc))
+    except OptionError as exc:
+        return _error(args, exc.render(flag))
     except ValueError as exc:
         return _error(args, str(exc))
     except OSError as exc:                     # a folder given as a file, no permission, ...

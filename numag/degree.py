@@ -12,7 +12,7 @@ scales φ_W by λ), so its degree is that of the projective variety P(M).
   the numerical Jacobian rank of the coordinates at a random point;
 * degree: witness.image.image_degree (pseudo-witness set, monodromy on the image points, linear
   trace test on two pencils in the image); certified or undecided, never guessed.
-* closed form where one is known (numag.formulas.degree_prediction; derived in paper-notes §8),
+* closed form where one is known (numag.formulas.degree_prediction; derived in paper-notes §10),
   compared with the computed value and the disagreement reported, never hidden.
 
 The map is handed to the tracker as expanded polynomials (witness.image.graph_system); a
@@ -124,14 +124,15 @@ def degree(arch: Architecture, seed: int = 0, timeout: float | None = None,
         >>> (r.dimension, r.degree, r.certified, r.closed_form.value)
         (6, 20, True, 20)
     """
-    if arch.kind != "lightning":
+    if not arch.polynomial:
         raise ValueError("softmax attention is not polynomial, so its neuromanifold has no "
                          "degree; use lightning attention")
     t0 = time.perf_counter()
     dim = dimension(arch, method="exact", seed=seed, progress=False)
     F = parametrization(arch)
-    encoding = "tensor" if arch.is_single_layer and not arch.degenerate else "coefficients"
-    gauge = gauge_slice(arch)
+    encoding = ("tensor" if arch.kind == "lightning" and arch.is_single_layer
+                and not arch.degenerate else "coefficients")
+    gauge = gauge_slice(arch) if arch.kind == "lightning" else None
     if gauge is not None and len(gauge[0]) != arch.n_params - dim.dimension:
         gauge = None                   # the fiber is not the symmetry orbit: a random M
     img = image_degree(PolynomialMap(F), seed=seed, dimension=dim.dimension, timeout=timeout,

@@ -1,10 +1,12 @@
 """The parametrization's fibers {W : φ_W = φ_{W0}} as exact polynomial systems in all weights.
 
-Variables: every entry of Q_i, K_i, V_i, named q{i}_{r}_{c}, k{i}_{r}_{c}, v{i}_{r}_{c} (layer i
-from 1), in Architecture.pack order. Two encodings, both exact (rational coefficients when W0 is
-rational), both cutting out exactly the fiber:
+Variables: every weight in Architecture.pack order, named after its block: q{i}_{r}_{c},
+k{i}_{r}_{c}, v{i}_{r}_{c} (layer i from 1); head h of a multi-head layer adds h after the letter
+(q{i}h{h}_{r}_{c}); a polynomial network has w{i}_{r}_{c} and b{i}_{r}_0. Two encodings, both
+exact (rational coefficients when W0 is rational), both cutting out exactly the fiber:
 
-* 'coefficients' (any lightning network, any t): φ_W(X) is a polynomial map in the entries of X
+* 'coefficients' (every polynomial kind: lightning and multi-head attention with any t,
+  polynomial networks): φ_W(X) is a polynomial map in the entries of X
   whose coefficients are polynomials in W, and two polynomial maps are equal iff all their
   coefficients are. The model (numag.model) is run over Q[W, X] (python-flint), every coefficient
   c_α(W) of every output entry gives the equation c_α(W) − c_α(W0) = 0, and the span of these
@@ -18,6 +20,7 @@ rational), both cutting out exactly the fiber:
 """
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
@@ -32,15 +35,26 @@ from .arith import PolynomialArithmetic
 from .model import forward
 from .tensor import coordinates, tensor
 
-ENCODINGS = ("tensor", "coefficients")
+
+
+class Encoding(enum.StrEnum):
+    """How the fiber's equations are written (module docstring)."""
+
+    TENSOR = "tensor"                  # single layer, t >= 2: cubic equations T(W) = T(W0)
+    COEFFICIENTS = "coefficients"      # every polynomial kind: coefficients of φ in X
+
+
+ENCODINGS = tuple(e.value for e in Encoding)
 
 
 def weight_names(arch: Architecture) -> list[str]:
-    """Variable names of all weights in Architecture.pack order."""
+    """Variable names of all weights in Architecture.pack order (see the module docstring)."""
     names = []
-    for i, shapes in enumerate(arch.layer_shapes(), start=1):
-        for letter, (rows, cols) in zip("qkv", shapes):
-            names += [f"{letter}{i}_{r}_{c}" for r in range(rows) for c in range(cols)]
+    for i, blocks in enumerate(arch.layer_blocks(), start=1):
+        for block, (rows, cols) in blocks:
+            letter = block[0].lower() if arch.kind != "pnn" else block.lower()
+            head = f"h{block[1:]}" if arch.kind == "multihead" else ""
+            names += [f"{letter}{i}{head}_{r}_{c}" for r in range(rows) for c in range(cols)]
     return names
 
 
@@ -48,34 +62,45 @@ def weight_names(arch: Architecture) -> list[str]:
 class FiberSystem:
     """The fiber through W0 as a polynomial system.
 
-    Attributes:
-        system: equations in all weights (exact rational coefficients).
-        architecture: the network.
-        base_point: W0 packed, object array of Fractions (n_params,).
-        encoding: 'tensor' or 'coefficients'.
+    Attributes
+    ----------
+    system
+        equations in all weights (exact rational coefficients).
+    architecture
+        the network.
+    base_point
+        W0 packed, object array of Fractions (n_params,).
+    encoding
+        Encoding: 'tensor' or 'coefficients'.
+    rank_one_conditions
+        The 2×2 minors of [A | Vᵀ] were added (with_rank_one_conditions).
     """
 
     system: PolynomialSystem
     architecture: Architecture
     base_point: np.ndarray
-    encoding: str
+    encoding: Encoding
+    rank_one_conditions: bool = False
 
     @property
     def n_equations(self) -> int:
         return self.system.n_equations
 
     def to_json(self) -> dict:
-        return {"encoding": self.encoding, "equations": self.n_equations,
+        encoding = self.encoding + (" + rank [A | Vᵀ] ≤ 1" if self.rank_one_conditions else "")
+        return {"encoding": encoding, "equations": self.n_equations,
                 "variables": self.system.n_vars, "degrees": sorted(set(self.system.degrees))}
 
 
-def exact_point(arch: Architecture, layers: Sequence[Sequence]) -> np.ndarray:
+def exact_point(arch: Architecture, layers: Sequence) -> np.ndarray:
     """Pack weights into an object array of Fractions (floats are taken at their exact value).
 
-    Raises:
-        ValueError: wrong shapes (from Architecture.pack) or non-finite entries.
+    Raises
+    ------
+    ValueError
+        wrong shapes (from Architecture.pack) or non-finite entries.
     """
-    packed = arch.pack([[np.asarray(m, dtype=object) for m in layer] for layer in layers])
+    packed = arch.pack(layers)
     try:
         return np.array([Fraction(x) for x in packed], dtype=object)
     except (ValueError, OverflowError, TypeError) as exc:
@@ -83,25 +108,41 @@ def exact_point(arch: Architecture, layers: Sequence[Sequence]) -> np.ndarray:
 
 
 def fiber_system(arch: Architecture, layers: Sequence[Sequence],
-                 encoding: str | None = None) -> FiberSystem:
+                 encoding: Encoding | str | None = None) -> FiberSystem:
     """The fiber {W : φ_W = φ_{W0}} through W0 = `layers` (see the module docstring).
 
-    Args:
-        encoding: 'tensor' (single layer, t ≥ 2; the default there) or 'coefficients' (any
-            lightning network; the default otherwise).
-    Raises:
-        ValueError: softmax (not polynomial), 'tensor' for a deep or t = 1 network, bad weights.
+    Parameters
+    ----------
+    arch : Architecture
+        A polynomial kind (lightning, multihead, pnn).
+    layers : sequence
+        W0 as returned by Architecture.unpack (any numbers; taken exactly).
+    encoding : {'tensor', 'coefficients'}, optional
+        'tensor' (single lightning layer, t ≥ 2; the default there) or 'coefficients' (every
+        polynomial kind; the default otherwise).
+
+    Returns
+    -------
+    FiberSystem
+
+    Raises
+    ------
+    ValueError
+        softmax (not polynomial), 'tensor' for another network, bad weights.
     """
-    if arch.kind != "lightning":
-        raise ValueError("fibers are polynomial systems only for lightning attention")
-    tensor_ok = arch.is_single_layer and not arch.degenerate
-    encoding = encoding or ("tensor" if tensor_ok else "coefficients")
+    if not arch.polynomial:
+        raise ValueError("fibers are polynomial systems only for polynomial kinds "
+                         "(lightning, multihead, pnn), not for softmax attention")
+    tensor_ok = arch.kind == "lightning" and arch.is_single_layer and not arch.degenerate
+    encoding = encoding or (Encoding.TENSOR if tensor_ok else Encoding.COEFFICIENTS)
     if encoding not in ENCODINGS:
         raise ValueError(f"encoding must be one of {ENCODINGS}, got {encoding!r}")
-    if encoding == "tensor" and not tensor_ok:
-        raise ValueError("the tensor encoding needs a single layer with t >= 2")
+    encoding = Encoding(encoding)
+    if encoding is Encoding.TENSOR and not tensor_ok:
+        raise ValueError("the tensor encoding needs a single layer of lightning attention "
+                         "with t >= 2")
     w0 = exact_point(arch, layers)
-    polys = (_tensor_polys if encoding == "tensor" else _coefficient_polys)(arch, w0)
+    polys = (_tensor_polys if encoding is Encoding.TENSOR else _coefficient_polys)(arch, w0)
     system = PolynomialSystem.from_dicts(weight_names(arch), polys)
     return FiberSystem(system, arch, w0, encoding)
 
@@ -127,7 +168,7 @@ def with_rank_one_conditions(fs: FiberSystem) -> FiberSystem:
     extra = [p for p in extra if p]
     system = PolynomialSystem.from_dicts(fs.system.variables,
                                          list(fs.system.polynomials) + extra)
-    return FiberSystem(system, arch, fs.base_point, fs.encoding + " + rank [A | Vᵀ] ≤ 1")
+    return FiberSystem(system, arch, fs.base_point, fs.encoding, rank_one_conditions=True)
 
 
 def _symbolic_weights(arch: Architecture, extra: Sequence[str] = ()):
@@ -149,16 +190,17 @@ def parametrization(arch: Architecture, encoding: str | None = None) -> Polynomi
     'tensor' (single layer, t ≥ 2; the default there): the d'·d·d(d+1)/2 independent entries
     2T[r, b ≤ c, e] (cubic); φ ↦ T is a linear isomorphism onto the span of the
     neuromanifold [derived; paper-notes §1], so this map has the neuromanifold's dimension and
-    degree. 'coefficients' (any lightning network; the default otherwise): every coefficient
+    degree. 'coefficients' (every polynomial kind: lightning and multi-head attention, polynomial
+    networks; the default except for a single lightning layer): every coefficient
     c_α(W) of every output entry of φ_W(X) in the entries of X, the canonical coordinates of the
     space of polynomial maps (degree 3 in W for one layer, 12 for two, ...).
 
     Raises:
         ValueError: softmax, or 'tensor' for a deep or t = 1 network, or an unknown encoding.
     """
-    if arch.kind != "lightning":
+    if not arch.polynomial:
         raise ValueError("softmax attention is not polynomial: no polynomial parametrization")
-    tensor_ok = arch.is_single_layer and not arch.degenerate
+    tensor_ok = arch.kind == "lightning" and arch.is_single_layer and not arch.degenerate
     encoding = encoding or ("tensor" if tensor_ok else "coefficients")
     if encoding not in ENCODINGS:
         raise ValueError(f"encoding must be one of {ENCODINGS}, got {encoding!r}")

@@ -27,6 +27,7 @@ components no start point reached.
 """
 from __future__ import annotations
 
+import enum
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -36,42 +37,87 @@ import flint
 import numpy as np
 
 from witness import decompose, membership, monodromy
+from witness.jsonio import points_to_json
 
 from .architecture import Architecture, LayerWeights
 from .arith import RationalArithmetic
+from .fiber_program import fiber_program
 from .encode import FiberSystem, exact_point, fiber_system, with_rank_one_conditions
 from .io import weights_to_json
-from .points import _rank_one_factors, _rationals, exact_rank, sample_point
+from . import progress as _progress
+from .points import PointKind, _rank_one_factors, _rationals, exact_rank, sample_point
 from .symmetry import orbit_tangents
 
 BLACKBOX_MAX_VARS = 6          # "small shapes": measured 14 s at 6 unknowns, 130 s at 8
+
+
+class PointType(enum.StrEnum):
+    """The type of W0 that decides the predicted fiber (module docstring)."""
+
+    GENERIC = "generic"
+    RANK_ONE = "rank one (u ∦ w)"            # two branches: W0's and the swapped one
+    RANK_ONE_PARALLEL = "rank one (u ∥ w)"   # the two branches coincide
+    ZERO = "zero"
+
+    @property
+    def is_rank_one(self) -> bool:
+        return self in (PointType.RANK_ONE, PointType.RANK_ONE_PARALLEL)
+
+
+class Expectation(enum.StrEnum):
+    """What the prediction says of an expected component's start point."""
+
+    SEPARATE = "separate component"            # a component of its own
+    ON_W0 = "on W0's component"                # the same component as W0 (u ∥ w: the swap)
+
+    @property
+    def separate(self) -> bool:
+        return self is Expectation.SEPARATE
+
+
+class FoundBy(enum.StrEnum):
+    """Which computation found a component."""
+
+    MONODROMY = "monodromy"                    # from an expected component's start point
+    BLACKBOX = "blackbox"                      # only by PHCpack's blackbox decomposition
 
 
 @dataclass(frozen=True)
 class ExpectedComponent:
     """A component the theory predicts, with a rational point on it to start monodromy from.
 
-    dim is None where the paper does not predict it (it is then computed)."""
+    dim is None where the paper does not predict it (it is then computed); `expectation` says
+    whether the point should give a component of its own or lie on W0's."""
 
     label: str
     dim: int | None
     source: str
     point: np.ndarray = field(repr=False)
+    expectation: Expectation = Expectation.SEPARATE
 
     def to_json(self) -> dict:
-        return {"label": self.label, "dim": self.dim, "source": self.source}
+        return {"label": self.label, "dim": self.dim, "source": self.source,
+                "expectation": self.expectation}
 
 
 @dataclass(frozen=True)
 class FiberComponent:
     """An irreducible component found by monodromy (or only by the blackbox decomposition).
 
-    Attributes:
-        label: the expected component whose start point reached it ('blackbox only' else).
-        dim, degree: dimension and degree (number of witness points).
-        trace_test: verdict, residual, tolerance and margin of the linear trace test.
-        points: witness points (complex, (degree, n_params)).
-        stop_reason: why its monodromy run stopped (a budget means a partial witness set).
+    Attributes
+    ----------
+    label
+        the expected component whose start point reached it ('blackbox only' else).
+    dim, degree
+        dimension and degree (number of witness points).
+    trace_test
+        verdict, residual, tolerance and margin of the linear trace test.
+    points
+        witness points (complex, (degree, n_params)).
+    stop_reason
+        why its monodromy run stopped (a budget means a partial witness set).
+    found_by
+        monodromy, or only the blackbox decomposition.
     """
 
     label: str
@@ -80,37 +126,50 @@ class FiberComponent:
     trace_test: dict
     points: np.ndarray = field(repr=False)
     stop_reason: str = ""
+    found_by: FoundBy = FoundBy.MONODROMY
+
+    @property
+    def certified(self) -> bool:
+        """The trace test certified the witness set complete."""
+        return self.trace_test["verdict"] is True
 
     def to_json(self) -> dict:
-        return {"label": self.label, "dim": self.dim, "degree": self.degree,
-                "trace_test": self.trace_test, "stop_reason": self.stop_reason,
-                "points": [[[z.real, z.imag] for z in x] for x in self.points]}
+        return {"dim": self.dim, "degree": self.degree, "trace_test": self.trace_test,
+                "label": self.label, "stop_reason": self.stop_reason,
+                "found_by": self.found_by, "points": points_to_json(self.points)}
 
 
 @dataclass(frozen=True)
 class FiberDecomposition:
     """Result of `fiber`: dimension, components, and the comparison with the prediction.
 
-    Attributes:
-        dimension: exact nullity of the (deflated, for u ∥ w) fiber system's Jacobian at W0: the
-            local fiber dimension at a smooth point, cross-checked by the witness sets' dims.
-        tangent_dimension: the same nullity before deflation (larger where the fiber system is
-            non-reduced: by d − 1 at u ∥ w, paper-notes §2).
-        point_type: 'generic', 'rank one (u ∦ w)', 'rank one (u ∥ w)' or 'zero'.
-        matches: True iff everything agrees with the prediction ("matches the known
-            symmetries"); False if something contradicts it; None (undecided) if the only
-            obstacle is a witness set that the trace test does not certify (failed paths, a
-            residual between the tolerances, or monodromy stopped at a budget with a partial
-            set): `verdict` says it in words, with the stop reason, and `evidence` lists each
-            check.
-        paths_tracked / failed_paths: totals over all monodromy runs.
-        blackbox: the blackbox decomposition's components and agreement, or None.
+    Attributes
+    ----------
+    dimension
+        exact nullity of the (deflated, for u ∥ w) fiber system's Jacobian at W0: the
+        local fiber dimension at a smooth point, cross-checked by the witness sets' dims.
+    tangent_dimension
+        the same nullity before deflation (larger where the fiber system is
+        non-reduced: by d − 1 at u ∥ w, paper-notes §2).
+    point_type
+        PointType: 'generic', 'rank one (u ∦ w)', 'rank one (u ∥ w)' or 'zero'.
+    matches
+        True iff everything agrees with the prediction ("matches the known
+        symmetries"); False if something contradicts it; None (undecided) if the only
+        obstacle is a witness set that the trace test does not certify (failed paths, a
+        residual between the tolerances, or monodromy stopped at a budget with a partial
+        set): `verdict` says it in words, with the stop reason, and `evidence` lists each
+        check.
+    paths_tracked / failed_paths
+        totals over all monodromy runs.
+    blackbox
+        the blackbox decomposition's components and agreement, or None.
     """
 
     architecture: Architecture
     seed: int
     weights: dict
-    point_type: str
+    point_type: PointType
     dimension: int
     tangent_dimension: int
     expected: tuple[ExpectedComponent, ...]
@@ -125,15 +184,19 @@ class FiberDecomposition:
     blackbox: dict | None = None
 
     def to_json(self) -> dict:
-        return {"architecture": self.architecture.to_json(), "seed": self.seed,
-                "weights": self.weights, "point_type": self.point_type,
-                "dimension": self.dimension, "tangent_dimension": self.tangent_dimension,
+        """The one JSON of a fiber (`numag fiber --json`, sweeps, the fibers study): the
+        documented keys first (dimension, components, paths_tracked, seconds, seed, expected
+        with the prediction's components, matches and verdict), then the rest."""
+        return {"dimension": self.dimension,
                 "components": [c.to_json() for c in self.components],
-                "expected": [e.to_json() for e in self.expected], "matches": self.matches,
-                "verdict": self.verdict, "evidence": list(self.evidence),
-                "paths_tracked": self.paths_tracked, "failed_paths": self.failed_paths,
-                "seconds": round(self.seconds, 3), "encoding": self.encoding,
-                "blackbox": self.blackbox}
+                "paths_tracked": self.paths_tracked, "seconds": round(self.seconds, 3),
+                "seed": self.seed,
+                "expected": {"components": [e.to_json() for e in self.expected],
+                             "matches": self.matches, "verdict": self.verdict},
+                "architecture": self.architecture.to_json(), "weights": self.weights,
+                "point_type": self.point_type, "tangent_dimension": self.tangent_dimension,
+                "evidence": list(self.evidence), "failed_paths": self.failed_paths,
+                "encoding": self.encoding, "blackbox": self.blackbox}
 
 
 # ----------------------------------------------------------------------------- exact helpers
@@ -166,40 +229,42 @@ def orbit_dimension(arch: Architecture, layers: Sequence[LayerWeights]) -> int:
     return exact_rank(T)
 
 
-def point_type(arch: Architecture, layers: Sequence[LayerWeights]) -> str:
-    """Type of a rational single-layer point (exact ranks); 'generic' for deep networks."""
+def point_type(arch: Architecture, layers: Sequence[LayerWeights]) -> PointType:
+    """Type of a rational single-layer point (exact ranks); generic for deep networks."""
     if not arch.is_single_layer:
-        return "generic"
+        return PointType.GENERIC
     (Q, K, V), = layers
     A = K.T.dot(Q)
     rA, rV = exact_rank(A), exact_rank(V)
     if rA == 0 or rV == 0:
-        return "zero"
+        return PointType.ZERO
     if rA >= 2 or rV >= 2:
-        return "generic"
+        return PointType.GENERIC
     (u, _), (_, w) = _rank_one_factors(A), _rank_one_factors(V)
-    return "rank one (u ∥ w)" if exact_rank(np.array([u, w], dtype=object)) < 2 \
-        else "rank one (u ∦ w)"
+    return PointType.RANK_ONE_PARALLEL if exact_rank(np.array([u, w], dtype=object)) < 2 \
+        else PointType.RANK_ONE
 
 
 # ----------------------------------------------------------------------------- predictions
-def expected_components(arch: Architecture, layers: Sequence[LayerWeights], kind: str,
+def expected_components(arch: Architecture, layers: Sequence[LayerWeights], kind: PointType,
                         rng: np.random.Generator) -> list[ExpectedComponent]:
     """The components theory predicts for the fiber through `layers` (module docstring)."""
     w0 = exact_point(arch, layers)
-    if kind == "generic":
+    kind = PointType(kind)
+    if kind is PointType.GENERIC:
         return [ExpectedComponent("orbit of W0", orbit_dimension(arch, layers),
                                   "HMK: generic fiber = (S1)–(S3) orbit", w0)]
     (a, d), _, (d_out, _) = arch.layer_shapes()[0]
-    if kind == "zero":
+    if kind is PointType.ZERO:
         return _zero_components(arch, a, d, d_out, rng)
     branch_dim = 2 if a == 1 else None
     src = "HMK: rank-1 fibers are two scaling lines (u ↔ w)"
     swapped = exact_point(arch, [_branch_point(layers[0], rng, swap=True)])
-    if kind == "rank one (u ∥ w)":
+    if kind is PointType.RANK_ONE_PARALLEL:
         return [ExpectedComponent("W0 = swap", branch_dim, src + "; they coincide for u ∥ w",
                                   w0),
-                ExpectedComponent("swap (same branch)", branch_dim, src, swapped)]
+                ExpectedComponent("swap (same branch)", branch_dim, src, swapped,
+                                  Expectation.ON_W0)]
     return [ExpectedComponent("branch of W0", branch_dim, src, w0),
             ExpectedComponent("swapped branch", branch_dim, src, swapped)]
 
@@ -239,25 +304,58 @@ def _zeros(shape) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- computation
-def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None, kind: str = "generic",
-          seed: int = 0, blackbox: bool | None = None, max_loops: int = 50,
-          timeout: float | None = None, progress: bool | None = None) -> FiberDecomposition:
-    """Witness sets of the fiber through W0 and their comparison with the symmetries.
+def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None,
+          kind: PointKind | str = PointKind.GENERIC, seed: int = 0, blackbox: bool | None = None,
+          max_loops: int = 50, timeout: float | None = None,
+          progress: bool | None = None) -> FiberDecomposition:
+    """Witness sets of the fiber {W : φ_W = φ_W0} through W0, compared with the symmetries.
 
-    Args:
-        weights: W0 (rational entries; Fractions, ints or floats taken exactly); default
-            numag.sample_point(arch, kind, seed).
-        kind: the sample point's kind when weights is None ('generic', 'swap', 'parallel',
-            'zero'); the prediction always follows the exact type of W0 (see point_type).
-        seed: seeds every random choice (points, slices, gammas); recorded.
-        blackbox: also run witness.decompose on the same system (default: when the system has
-            at most BLACKBOX_MAX_VARS unknowns).
-        max_loops, timeout: monodromy budget per start point.
-    Returns:
-        FiberDecomposition.
-    Raises:
-        ValueError: softmax, inconsistent weights, a non-positive timeout or max_loops, or a
-            start point that is not a smooth point of its component (monodromy needs one).
+    Parameters
+    ----------
+    arch : Architecture
+        A lightning architecture (softmax fibers are not polynomial).
+    weights : sequence of LayerWeights, optional
+        W0 (rational entries; Fractions, ints or floats taken exactly). Default
+        numag.points.sample_point(arch, kind, seed).
+    kind : {'generic', 'swap', 'parallel', 'zero'}
+        The sample point's kind when weights is None; the prediction always follows the exact
+        type of W0 (see point_type).
+    seed : int
+        Seeds every random choice (points, slices, gammas); recorded.
+    blackbox : bool, optional
+        Also run witness.decompose on the same system (default: when the system has at most
+        BLACKBOX_MAX_VARS unknowns).
+    max_loops, timeout : int, float, optional
+        Monodromy budget per start point (loops; seconds). A run stopped by a budget leaves a
+        partial witness set, which makes the verdict undecided, never a mismatch.
+    progress : bool, optional
+        Progress bar (numag.progress).
+
+    Returns
+    -------
+    FiberDecomposition
+
+    Raises
+    ------
+    ValueError
+        Softmax, inconsistent weights, a non-positive timeout or max_loops, or a start point
+        that is not a smooth point of its component (monodromy needs one).
+
+    Examples
+    --------
+    A rank-one point of a single layer with u ∦ w: two components (W0's branch and the swapped
+    one), each of dimension 2 and degree 3, certified by the trace test (HMK):
+
+    >>> r = fiber(Architecture((3, 2), (1,)), kind="swap", seed=0, blackbox=False)
+    >>> print(r.point_type)
+    rank one (u ∦ w)
+    >>> r.dimension, [(c.dim, c.degree, c.certified) for c in r.components], r.matches
+    (2, [(2, 3, True), (2, 3, True)], True)
+
+    References
+    ----------
+    Henry, Marchetti, Kohn (arXiv 2408.17221): fibers of a single layer, symmetries (S1)–(S3);
+    paper-notes §2 (the zero fiber [derived], u ∥ w non-reduced).
     """
     t0 = time.perf_counter()
     if timeout is not None and not timeout > 0:
@@ -274,7 +372,7 @@ def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None, kin
     expected = expected_components(arch, layers, ptype, rng)
     tangent_dim = dim0 = exact_nullity(fs, fs.base_point)
     deflation = []
-    if ptype == "rank one (u ∥ w)":
+    if ptype is PointType.RANK_ONE_PARALLEL:
         fs = with_rank_one_conditions(fs)
         dim0 = exact_nullity(fs, fs.base_point)
         deflation = [f"u ∥ w: Jacobian nullity of the fiber system at W0 is {tangent_dim}; with "
@@ -306,11 +404,18 @@ def _monodromy_all(fs, expected, rng, max_loops, timeout, progress):
                             f"'{comps[owner].label}'")
             continue
         k = exact_nullity(fs, e.point)
-        res = monodromy(fs.system, k, x, seed=int(rng.integers(2 ** 31)), max_loops=max_loops,
-                        timeout=timeout, progress=progress)
+        system, form = fs.system, "expanded"
+        if not fs.architecture.is_single_layer:     # deep: the forward pass as a program
+            system = fiber_program(fs, fs.system.n_vars - k, int(rng.integers(2 ** 31)),
+                                   at=e.point)
+            form = f"program ({system.program.info['samples']} sample inputs)"
+        res = monodromy(system, k, x, seed=int(rng.integers(2 ** 31)), max_loops=max_loops,
+                        timeout=timeout, progress=_progress.enabled(progress))
         paths, failed = paths + res.paths_tracked, failed + res.failed_paths
         evidence.append(f"'{e.label}': monodromy from its point, local dim {k}, "
-                        f"{res.loops} loops, {res.paths_tracked} paths, stop: {res.stop_reason}")
+                        f"{res.loops} loops, {res.paths_tracked} paths, stop: {res.stop_reason}; "
+                        f"tracked on the {form} system, checked on the exact coefficient "
+                        f"equations")
         for c, t in zip(res.components, res.trace_tests):
             comps.append(FiberComponent(e.label, c.dim, c.degree, t.to_json(), c.points,
                                         res.stop_reason))
@@ -338,7 +443,7 @@ def _blackbox(fs: FiberSystem, comps: list[FiberComponent], seed: int):
             matched.append(key)
         else:
             extra.append(FiberComponent("blackbox only", c.dim, c.degree, c.trace.to_json(),
-                                        c.witness_set.points))
+                                        c.witness_set.points, found_by=FoundBy.BLACKBOX))
     info = {"components": [{"dim": c.dim, "degree": c.degree} for c in nid.components],
             "certified": nid.certified, "seconds": round(nid.seconds, 2),
             "agrees": not extra and not found,
@@ -360,15 +465,14 @@ def _compare(expected, comps, dim0, bb) -> tuple[bool, str, list[str]]:
         mine = [c for c in comps if c.label == e.label]
         if e.dim is not None and any(c.dim != e.dim for c in mine):
             problems.append(f"'{e.label}': dim {[c.dim for c in mine]} ≠ {e.dim}")
-    same_branch = [e for e in expected if "same branch" in e.label]
-    for e in same_branch:
-        if any(c.label == e.label for c in comps):
+    for e in expected:
+        if not e.expectation.separate and any(c.label == e.label for c in comps):
             problems.append(f"'{e.label}' gave a separate component: the branches differ")
-    distinct = [e for e in expected if "same branch" not in e.label]
-    missing = [e.label for e in distinct if not any(c.label == e.label for c in comps)]
+    missing = [e.label for e in expected if e.expectation.separate
+               and not any(c.label == e.label for c in comps)]
     if missing:
         problems.append(f"predicted components not reached separately: {missing}")
-    extra = [c for c in comps if c.label == "blackbox only"]
+    extra = [c for c in comps if c.found_by is FoundBy.BLACKBOX]
     if extra:
         problems.append(f"extra component(s) found by the blackbox decomposition: "
                         f"{[(c.dim, c.degree) for c in extra]}")
@@ -378,7 +482,7 @@ def _compare(expected, comps, dim0, bb) -> tuple[bool, str, list[str]]:
                  f"{'incomplete' if c.trace_test['verdict'] is False else 'undecided'}: "
                  f"residual {c.trace_test['residual']:.1e}, {c.trace_test['failed_paths']} "
                  f"failed paths; monodromy stop: {c.stop_reason or 'n/a'})"
-                 for c in comps if c.trace_test["verdict"] is not True]
+                 for c in comps if not c.certified]
     checks.append(f"{len(comps)} component(s): " + ", ".join(
         f"{c.label}: dim {c.dim}, degree {c.degree}, trace residual "
         f"{c.trace_test['residual']:.1e}" for c in comps))

@@ -11,6 +11,7 @@ chosen by the caller (float64, mpmath, F_p) sees it.
 """
 from __future__ import annotations
 
+import enum
 import json
 import math
 from dataclasses import dataclass
@@ -26,8 +27,10 @@ from .architecture import Architecture, LayerWeights
 def parse_number(value: Any, where: str) -> Fraction:
     """A JSON number or exact string -> Fraction.
 
-    Raises:
-        ValueError: not a number, NaN or infinite (names `where`).
+    Raises
+    ------
+    ValueError
+        not a number, NaN or infinite (names `where`).
     """
     if isinstance(value, bool):
         raise ValueError(f"{where}: expected a number, got {value!r}")
@@ -49,8 +52,10 @@ def parse_number(value: Any, where: str) -> Fraction:
 def parse_matrix(value: Any, where: str, shape: tuple[int, int] | None = None) -> np.ndarray:
     """A list of equal-length rows -> object array of Fractions (checked against `shape`).
 
-    Raises:
-        ValueError: ragged or empty rows, non-numbers, or a shape other than `shape`.
+    Raises
+    ------
+    ValueError
+        ragged or empty rows, non-numbers, or a shape other than `shape`.
     """
     if not isinstance(value, list) or not value or not all(isinstance(r, list) for r in value):
         raise ValueError(f"{where}: expected a non-empty list of rows (a matrix)")
@@ -80,11 +85,15 @@ def architecture_from_json(obj: dict, where: str = "weights") -> Architecture:
 def weights_from_json(obj: dict, where: str = "weights") -> tuple[Architecture, list[LayerWeights]]:
     """Parse a weights object (format in the module docstring).
 
-    Returns:
-        (architecture, layers) with Fraction object arrays Q (a, d), K (a, d), V (d', d).
-    Raises:
-        ValueError: a missing key, a wrong number of layers, or a matrix whose shape does not
-            match the widths and ranks (named by layer and letter).
+    Returns
+    -------
+    (architecture, layers) with Fraction object arrays Q (a, d), K (a, d), V (d', d).
+
+    Raises
+    ------
+    ValueError
+        a missing key, a wrong number of layers, or a matrix whose shape does not
+        match the widths and ranks (named by layer and letter).
     """
     arch = architecture_from_json(obj, where)
     layers = obj.get("layers")
@@ -116,6 +125,19 @@ def load_weights(path: str | Path) -> tuple[Architecture, list[LayerWeights]]:
     return weights_from_json(load_json(path), str(path))
 
 
+def strict_json(obj: Any) -> Any:
+    """obj with non-finite floats (not valid JSON) replaced by the strings "inf", "-inf",
+    "nan", recursively through dicts, lists and tuples: the JSON every result is printed and
+    stored as."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return "nan" if obj != obj else ("inf" if obj > 0 else "-inf")
+    if isinstance(obj, dict):
+        return {k: strict_json(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [strict_json(v) for v in obj]
+    return obj
+
+
 def number_to_json(x: Any) -> Any:
     """Fraction -> exact string ("-3/7"), integers stay integers, floats stay floats."""
     if isinstance(x, Fraction):
@@ -141,10 +163,18 @@ def weights_to_json(arch: Architecture, layers: list[LayerWeights]) -> dict:
 #   {"widths": [d, d'], "ranks": [a], "tensor": T}  with T[r][b][c][e] (d'×d×d×d), symmetric in b, c
 # Numbers as in the weights format (exact strings allowed). "tokens" must be >= 2 if given.
 
-class SingleLayerPoint(NamedTuple):
-    """A parsed point: kind 'weights' (Q, K, V), 'AV' (A, V) or 'tensor' (T); Fraction arrays."""
+class PointFormat(enum.StrEnum):
+    """How a single-layer point is given."""
 
-    kind: str
+    WEIGHTS = "weights"        # (Q, K, V)
+    AV = "AV"                  # (A, V)
+    TENSOR = "tensor"          # the ambient tensor T
+
+
+class SingleLayerPoint(NamedTuple):
+    """A parsed point: kind WEIGHTS (Q, K, V), AV (A, V) or TENSOR (T); Fraction arrays."""
+
+    kind: PointFormat
     shape: tuple[int, int, int]
     arrays: dict
 
@@ -152,8 +182,10 @@ class SingleLayerPoint(NamedTuple):
 def parse_tensor(value: Any, where: str, shape: tuple[int, ...]) -> np.ndarray:
     """Nested lists of the given shape -> object array of Fractions.
 
-    Raises:
-        ValueError: wrong nesting depth or length (names the index path), non-numbers.
+    Raises
+    ------
+    ValueError
+        wrong nesting depth or length (names the index path), non-numbers.
     """
     out = np.empty(shape, dtype=object)
 
@@ -175,9 +207,11 @@ def parse_tensor(value: Any, where: str, shape: tuple[int, ...]) -> np.ndarray:
 def single_layer_point_from_json(obj: Any, where: str = "point") -> SingleLayerPoint:
     """Parse one point for classification (formats above).
 
-    Raises:
-        ValueError: not an object, not a single lightning layer, t = 1, none or several of
-            'layers' / 'A' / 'tensor', or any shape/number problem (named).
+    Raises
+    ------
+    ValueError
+        not an object, not a single lightning layer, t = 1, none or several of
+        'layers' / 'A' / 'tensor', or any shape/number problem (named).
     """
     arch = architecture_from_json(obj, where)
     if arch.depth != 1:
@@ -195,14 +229,14 @@ def single_layer_point_from_json(obj: Any, where: str = "point") -> SingleLayerP
                          f"'tensor'; got {kinds or 'none'}")
     if kinds[0] == "layers":
         _, (layer,) = weights_from_json(obj, where)
-        return SingleLayerPoint("weights", (d, d_out, a), dict(zip("QKV", layer)))
+        return SingleLayerPoint(PointFormat.WEIGHTS, (d, d_out, a), dict(zip("QKV", layer)))
     if kinds[0] == "A":
         if "V" not in obj:
             raise ValueError(f"{where}: 'A' needs 'V' beside it")
-        return SingleLayerPoint("AV", (d, d_out, a), {
+        return SingleLayerPoint(PointFormat.AV, (d, d_out, a), {
             "A": parse_matrix(obj["A"], f"{where} A", (d, d)),
             "V": parse_matrix(obj["V"], f"{where} V", (d_out, d))})
-    return SingleLayerPoint("tensor", (d, d_out, a),
+    return SingleLayerPoint(PointFormat.TENSOR, (d, d_out, a),
                             {"T": parse_tensor(obj["tensor"], f"{where} tensor", (d_out, d, d, d))})
 
 
@@ -219,12 +253,16 @@ def load_points(path: str | Path, batch: bool | None = None,
     """Read one JSON object, or JSON lines (one object per non-empty line) when `batch` is True,
     the file ends in .jsonl, or the text holds several JSON documents.
 
-    Returns:
-        [(where, object)], where = "FILE" or "FILE:LINE"; with keep_bad_lines, a line that is
+    Returns
+    -------
+    [(where, object)], where = "FILE" or "FILE:LINE"; with keep_bad_lines, a line that is
         not JSON gives (where, BadLine) instead of an error.
-    Raises:
-        ValueError: missing or non-UTF-8 file, malformed JSON (with the line number), an empty
-            file.
+
+    Raises
+    ------
+    ValueError
+        missing or non-UTF-8 file, malformed JSON (with the line number), an empty
+        file.
     """
     path = Path(path)
     try:
@@ -263,7 +301,7 @@ def single_layer_point_to_json(point: SingleLayerPoint, tokens: int = 2) -> dict
     def conv(x):
         return [conv(y) for y in x] if isinstance(x, (list, np.ndarray)) else number_to_json(x)
     head = {"widths": [d, d_out], "ranks": [a], "tokens": tokens}
-    if point.kind == "weights":
+    if point.kind is PointFormat.WEIGHTS:
         return {**head, "layers": [{k: conv(np.asarray(point.arrays[k], dtype=object))
                                     for k in "QKV"}]}
     return {**head, **{("tensor" if k == "T" else k): conv(np.asarray(v, dtype=object))

@@ -17,7 +17,7 @@ import numpy as np
 from .architecture import Architecture, LayerWeights
 from .arith import Arithmetic
 from .model import jvp_all
-from .rank import RankResult
+from .rank import Decision
 
 
 def jacobian(arch: Architecture, layers: Sequence[LayerWeights], X: np.ndarray,
@@ -31,8 +31,22 @@ def jacobian(arch: Architecture, layers: Sequence[LayerWeights], X: np.ndarray,
     return dZ.reshape(arch.n_params, -1).T
 
 
+def entry_degree(arch: Architecture) -> int:
+    """A bound D on the total degree of an entry of the compressed Jacobian as a polynomial in
+    (W, X, compression coefficients): deg_W φ − 1 + deg_X φ + 1.
+
+    deg_X φ = 3^l (attention), r^{h−1} (polynomial network); deg_W φ = Σ_{j=1}^{l} 3^j
+    (each attention layer is trilinear in its weights and cubic in its input) or Σ_{j<h} r^j.
+    """
+    l = arch.depth
+    if arch.kind == "pnn":
+        r = arch.activation_degree
+        return r ** (l - 1) + sum(r ** j for j in range(l))
+    return 3 ** l + sum(3 ** j for j in range(1, l + 1))
+
+
 def random_weights(arch: Architecture, ops: Arithmetic,
-                   rng: np.random.Generator) -> list[LayerWeights]:
+                   rng: np.random.Generator) -> list:
     """Generic weights: standard normal (float/complex/mp) or uniform residues (F_p)."""
     return arch.unpack(ops.random(rng, (arch.n_params,)))
 
@@ -53,7 +67,7 @@ def compressed_jacobian(arch: Architecture, layers: Sequence[LayerWeights], X: n
     far fewer rows. rank(R J) ≤ rank(J) for every R, so over F_p the result stays a certified
     lower bound; for random R it equals rank(J) generically once N·k ≥ rank.
     """
-    rows = arch.widths[-1] * arch.tokens
+    rows = arch.output_size
     if k >= rows:
         return jacobian(arch, layers, X, ops)
     chunk = max(1, max_entries // (arch.n_params * rows))
@@ -72,27 +86,27 @@ class SaturatedRank:
     """Rank of the Jacobian at one point, with N grown until saturation.
 
     Attributes:
-        rank: the final RankResult.
+        rank: the final rank Decision.
         n_inputs: the number N of inputs used at the end.
         history: (N, rank) pairs in the order tried.
         saturated: True when the rank stopped growing when N was doubled, or hit `cap`; False
             when N was fixed by the caller (not checked) or max_doublings was reached.
     """
 
-    rank: RankResult
+    rank: Decision
     n_inputs: int
     history: tuple[tuple[int, int], ...]
     saturated: bool
 
 
-def saturated_rank(arch: Architecture, ops: Arithmetic, rank_fn: Callable[[np.ndarray], RankResult],
+def saturated_rank(arch: Architecture, ops: Arithmetic, rank_fn: Callable[[np.ndarray], Decision],
                    rng: np.random.Generator, n_inputs: int | None = None, cap: int | None = None,
                    layers: Sequence[LayerWeights] | None = None, rows_per_input: int | None = None,
                    max_doublings: int = 6) -> SaturatedRank:
     """Rank of the Jacobian at a random point (or `layers`), doubling N until the rank saturates.
 
     Args:
-        rank_fn: maps a Jacobian matrix to a RankResult (float, mp or exact backend).
+        rank_fn: maps a Jacobian matrix to a rank Decision (float, mp or exact backend).
         n_inputs: a fixed N chosen by the user (no saturation loop).
         cap: a known upper bound on the rank (e.g. from the symmetries); reaching it stops early.
         max_doublings: give up growing N after this many doublings (then saturated=False).
@@ -105,7 +119,7 @@ def saturated_rank(arch: Architecture, ops: Arithmetic, rank_fn: Callable[[np.nd
         raise ValueError(f"the number of inputs must be positive, got {n_inputs}")
     layers = random_weights(arch, ops, rng) if layers is None else layers
     cap = arch.n_params if cap is None else min(cap, arch.n_params)
-    k = min(rows_per_input or arch.widths[-1] * arch.tokens, arch.widths[-1] * arch.tokens)
+    k = min(rows_per_input or arch.output_size, arch.output_size)
 
     def rows_for(n: int) -> np.ndarray:
         X = random_inputs(arch, ops, rng, n)

@@ -11,6 +11,7 @@ numpy Generator (the same seed gives the same point).
 """
 from __future__ import annotations
 
+import enum
 from fractions import Fraction
 
 import numpy as np
@@ -21,7 +22,22 @@ from .dimension import ROWS_PER_INPUT, dimension
 from .jacobian import saturated_rank
 from .rank import rank_mod_p
 
-KINDS = ("generic", "swap", "parallel", "zero")
+
+
+class PointKind(enum.StrEnum):
+    """Kinds of sample weights (module docstring)."""
+
+    GENERIC = "generic"
+    SWAP = "swap"              # rank one, u ∦ w
+    PARALLEL = "parallel"      # rank one, u ∥ w
+    ZERO = "zero"              # φ = 0 through A = 0
+
+    @property
+    def is_special(self) -> bool:
+        return self is not PointKind.GENERIC
+
+
+KINDS = tuple(k.value for k in PointKind)
 
 
 def _rationals(rng: np.random.Generator, shape, nonzero: bool = True) -> np.ndarray:
@@ -46,26 +62,30 @@ def _parallel(x: np.ndarray, y: np.ndarray) -> bool:
     return exact_rank(np.array([x, y], dtype=object)) < 2
 
 
-def sample_point(arch: Architecture, kind: str = "generic", seed: int = 0) -> list[LayerWeights]:
+def sample_point(arch: Architecture, kind: PointKind | str = PointKind.GENERIC,
+                 seed: int = 0) -> list[LayerWeights]:
     """Rational weights of the given kind (module docstring).
 
-    Raises:
-        ValueError: unknown kind, or a special kind for a deep network.
+    Raises
+    ------
+    ValueError
+        unknown kind, or a special kind for a deep network.
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    kind = PointKind(kind)
     rng = np.random.default_rng(seed)
-    if kind == "generic":
+    if kind is PointKind.GENERIC:
         return _generic(arch, rng)
     if not arch.is_single_layer:
-        raise ValueError(f"point kind {kind!r} is defined for single layers; got {arch}")
+        raise ValueError(f"point kind {kind.value!r} is defined for single layers; got {arch}")
     (a, d), _, (d_out, _) = arch.layer_shapes()[0]
-    if kind == "zero":
+    if kind is PointKind.ZERO:
         return [LayerWeights(np.full((a, d), Fraction(0), dtype=object),
                              _rationals(rng, (a, d)), _rationals(rng, (d_out, d)))]
     u, v = _rationals(rng, (d,)), _rationals(rng, (d,))
     w = u * Fraction(int(rng.integers(2, 5)), int(rng.integers(1, 4)))
-    while kind == "swap" and _parallel(u, w):
+    while kind is PointKind.SWAP and _parallel(u, w):
         if d == 1:
             raise ValueError("u ∦ w needs d ≥ 2")
         w = _rationals(rng, (d,))
@@ -99,8 +119,11 @@ def swap(layer: LayerWeights) -> LayerWeights:
     """The swapped weights of a rank-1 point: (Q, K, V) = (α vᵀ, β uᵀ, c wᵀ) ↦ (α vᵀ, β wᵀ, c uᵀ).
 
     φ is unchanged (paper-notes §2: φ(X)_j = (vᵀx_j) c Σ_k (uᵀx_k)(wᵀx_k) is symmetric in u, w).
-    Raises:
-        ValueError: K or V is not of rank 1.
+
+    Raises
+    ------
+    ValueError
+        K or V is not of rank 1.
     """
     Q, K, V = layer
     if exact_rank(K) != 1 or exact_rank(V) != 1:

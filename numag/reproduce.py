@@ -12,15 +12,47 @@ import importlib
 import json
 import sys
 import time
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from types import ModuleType
 
-from .study import StudyContext, md_table
+from .study import StudyContext, StudyDocument, md_table
 
 STUDIES = ("single_layer_dimension", "deep_dimension", "normalized_conjecture",
            "overparametrization", "figure1_slice", "fibers", "singular_boundary",
-           "training_dynamics", "neuromanifold_degree")
+           "training_dynamics", "multihead_dimension", "polynomial_networks",
+           "neuromanifold_degree")
+
+
+@dataclass(frozen=True)
+class Report:
+    """What `reproduce` wrote to out/REPORT.md, as out/REPORT.json holds it (`to_json`).
+
+    Attributes
+    ----------
+    quick
+        the mode of this run (each study's own mode is in `studies`).
+    seconds
+        duration of this run.
+    counts
+        claims per mark (✓, ✗, ?) over every study included.
+    studies
+        per study its claims, mode, seconds, when written and whether this run
+        computed it.
+    unreadable
+        NAME.json files in the folder that are not study documents, with why.
+    """
+
+    quick: bool
+    seconds: float
+    counts: dict
+    studies: dict
+    unreadable: dict
+
+    def to_json(self) -> dict:
+        return {"quick": self.quick, "seconds": self.seconds, "counts": self.counts,
+                "studies": self.studies, "unreadable": self.unreadable}
 
 
 def studies_dir() -> Path:
@@ -32,8 +64,10 @@ def load_study(name: str, directory: Path | None = None) -> ModuleType:
     """Import studies/NAME.py as the module NAME, with studies/ on sys.path so that worker
     processes can import its item functions by name (numag.sweep callable tasks).
 
-    Raises:
-        ValueError: no such study file.
+    Raises
+    ------
+    ValueError
+        no such study file.
     """
     directory = directory or studies_dir()
     if not (directory / f"{name}.py").exists():
@@ -50,14 +84,16 @@ def available(directory: Path | None = None) -> list[str]:
 
 def reproduce(out: Path, quick: bool = False, only: list[str] | None = None, seed: int = 0,
               progress: bool | None = None, workers: int | None = None, scheduler=None,
-              log=print) -> dict:
-    """Run the studies (all available, or `only`) and write out/REPORT.md; return its data.
+              log=print) -> Report:
+    """Run the studies (all available, or `only`) and write out/REPORT.md; return the Report.
 
     The report covers every study whose out/NAME.json exists, those just run and those left by
     earlier runs (e.g. a full `--quick` run, then `--only figure1_slice`), see write_report.
 
-    Raises:
-        ValueError: an unknown study name in `only`.
+    Raises
+    ------
+    ValueError
+        an unknown study name in `only`.
     """
     out = Path(out)
     names = only or available()
@@ -69,8 +105,9 @@ def reproduce(out: Path, quick: bool = False, only: list[str] | None = None, see
         t = time.time()
         ctx = StudyContext(name, out, quick=quick, seed=seed, progress=progress,
                            workers=workers, scheduler=scheduler)
-        docs[name] = load_study(name).compute(ctx)
-        marks = "".join(c["mark"] for c in docs[name]["claims"])
+        doc: StudyDocument = load_study(name).compute(ctx)
+        docs[name] = doc.to_json()
+        marks = doc.marks
         log(f"{name:<26} {marks:<10} {time.time() - t:6.1f} s "
             f"({ctx.computed} computed, {ctx.reused} reused)")
     report = write_report(out, docs, quick, time.time() - start)
@@ -80,8 +117,9 @@ def reproduce(out: Path, quick: bool = False, only: list[str] | None = None, see
 def stored_docs(out: Path) -> tuple[dict[str, dict], dict[str, str]]:
     """The study documents out/NAME.json present in `out`, in STUDIES order.
 
-    Returns:
-        (docs, unreadable): docs by name; unreadable maps the name of a NAME.json that is not
+    Returns
+    -------
+    (docs, unreadable): docs by name; unreadable maps the name of a NAME.json that is not
         a study document (invalid JSON, or keys missing) to the reason.
     """
     docs, bad = {}, {}
@@ -114,17 +152,23 @@ def written_at(out: Path, name: str) -> str:
     return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def write_report(out: Path, docs: dict[str, dict], quick: bool, seconds: float) -> dict:
+def write_report(out: Path, docs: dict[str, dict], quick: bool, seconds: float) -> Report:
     """out/REPORT.md (and REPORT.json) over every study document in `out`.
 
-    Args:
-        docs: the documents of the studies just run (their NAME.json are in `out` too); every
-            other out/NAME.json of a study in STUDIES is included as left by an earlier run.
-        quick: the mode of this run; each study's own mode is read from its document.
-        seconds: duration of this run.
-    Returns:
-        the REPORT.json data: counts over every study included, per study its claims, mode,
-        seconds, when written and whether this run computed it.
+    Parameters
+    ----------
+    docs
+        the documents of the studies just run (their NAME.json are in `out` too); every
+        other out/NAME.json of a study in STUDIES is included as left by an earlier run.
+    quick
+        the mode of this run; each study's own mode is read from its document.
+    seconds
+        duration of this run.
+
+    Returns
+    -------
+    the Report (REPORT.json): counts over every study included, per study its claims,
+        mode, seconds, when written and whether this run computed it.
     """
     out = Path(out)
     stored, unreadable = stored_docs(out)
@@ -168,11 +212,11 @@ def write_report(out: Path, docs: dict[str, dict], quick: bool, seconds: float) 
                   f"{doc.get('items_reused')} reused. Details: [{name}.md]({name}.md)", ""]
         lines += [f"![{Path(f).stem}]({Path(f).name})" for f in doc.get("figures", [])] + [""]
     (out / "REPORT.md").write_text("\n".join(lines))
-    data = {"quick": quick, "seconds": round(seconds, 1), "counts": counts,
-            "studies": {n: {"claims": d["claims"], **info[n]} for n, d in all_docs.items()},
-            "unreadable": unreadable}
-    (out / "REPORT.json").write_text(json.dumps(data, indent=1))
-    return data
+    report = Report(quick, round(seconds, 1), counts,
+                    {n: {"claims": d["claims"], **info[n]} for n, d in all_docs.items()},
+                    unreadable)
+    (out / "REPORT.json").write_text(json.dumps(report.to_json(), indent=1))
+    return report
 
 
 def _n(k: int) -> str:

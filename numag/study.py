@@ -27,11 +27,16 @@ from typing import Any, Callable, Iterable
 class Claim:
     """A claim of the paper checked against computed numbers.
 
-    Attributes:
-        text: the claim.
-        source: where it is stated (HMK result, paper-notes section, [derived]).
-        holds: True (✓), False (✗) or None (undecided, ?).
-        evidence: the numbers that decided it.
+    Attributes
+    ----------
+    text
+        the claim.
+    source
+        where it is stated (HMK result, paper-notes section, [derived]).
+    holds
+        True (✓), False (✗) or None (undecided, ?).
+    evidence
+        the numbers that decided it.
     """
 
     text: str
@@ -45,6 +50,52 @@ class Claim:
 
     def to_json(self) -> dict:
         return {**asdict(self), "mark": self.mark}
+
+
+@dataclass(frozen=True)
+class StudyDocument:
+    """The result of a study: what out/NAME.json holds (`to_json`).
+
+    Attributes
+    ----------
+    study, quick, seed
+        which study, in which mode, from which base seed.
+    inputs
+        the study's own inputs (grids, constants).
+    versions
+        Python and package versions (numag.study.versions).
+    seconds
+        wall time; items_computed / items_reused: items run now / taken from the store.
+    claims
+        the paper's claims with their computed verdicts.
+    figures
+        paths of the figures written.
+    results
+        the study's numbers (JSON values).
+    """
+
+    study: str
+    quick: bool
+    seed: int
+    inputs: dict
+    versions: dict
+    seconds: float
+    items_computed: int
+    items_reused: int
+    claims: tuple[Claim, ...]
+    figures: tuple[str, ...]
+    results: Any
+
+    @property
+    def marks(self) -> str:
+        return "".join(c.mark for c in self.claims)
+
+    def to_json(self) -> dict:
+        return {"study": self.study, "quick": self.quick, "seed": self.seed,
+                "inputs": self.inputs, "versions": self.versions, "seconds": self.seconds,
+                "items_computed": self.items_computed, "items_reused": self.items_reused,
+                "claims": [c.to_json() for c in self.claims], "figures": list(self.figures),
+                "results": self.results}
 
 
 def versions() -> dict[str, str]:
@@ -68,14 +119,21 @@ def versions() -> dict[str, str]:
 class StudyContext:
     """Where a study writes, whether it is quick, and its resumable item cache.
 
-    Attributes:
-        name: the study's name (file stem of its outputs).
-        out: output directory (created).
-        quick: the reduced grid of --quick.
-        seed: base seed; items derive theirs from it and record them.
-        progress: show progress bars (None: only on a terminal).
-        workers, scheduler: where items run (numag.sweep.run_tasks: default a local process
-            pool with one worker per core; scheduler 'local' or 'tcp://...' for Dask).
+    Attributes
+    ----------
+    name
+        the study's name (file stem of its outputs).
+    out
+        output directory (created).
+    quick
+        the reduced grid of --quick.
+    seed
+        base seed; items derive theirs from it and record them.
+    progress
+        show progress bars (None: only on a terminal).
+    workers, scheduler
+        where items run (numag.sweep.run_tasks: default a local process
+        pool with one worker per core; scheduler 'local' or 'tcp://...' for Dask).
     """
 
     name: str
@@ -103,15 +161,19 @@ class StudyContext:
 
         fn must be a module-level function of the study script (workers import it by name).
         Returns the list of {"params", "result", "seconds"} records in input order.
-        Raises:
-            RuntimeError: an item failed (its stored error is quoted; it is retried next run).
+
+        Raises
+        ------
+        RuntimeError
+            an item failed (its stored error is quoted; it is retried next run).
         """
         from .sweep import callable_task, run_tasks
+        from .sweep.tasks import TaskStatus
         params_list = list(params_list)
         tasks = [callable_task(fn, **p) for p in params_list]
         records = run_tasks(tasks, self.store, workers=self.workers, scheduler=self.scheduler,
                             progress=self.progress, retry_failed=True)
-        failed = [(p, r) for p, r in zip(params_list, records) if r.status != "done"]
+        failed = [(p, r) for p, r in zip(params_list, records) if r.status is not TaskStatus.DONE]
         if failed:
             p, r = failed[0]
             raise RuntimeError(f"{self.name}: {len(failed)} item(s) failed, first {p}: {r.error}")
@@ -121,22 +183,13 @@ class StudyContext:
                 for p, r in zip(params_list, records)]
 
     def finish(self, results: Any, claims: list[Claim], markdown: str,
-               figures: list[str] = (), inputs: dict | None = None) -> dict:
-        """Write out/NAME.json and out/NAME.md; return the JSON document."""
-        doc = {
-            "study": self.name,
-            "quick": self.quick,
-            "seed": self.seed,
-            "inputs": inputs or {},
-            "versions": versions(),
-            "seconds": round(time.time() - self.started, 2),
-            "items_computed": self.computed,
-            "items_reused": self.reused,
-            "claims": [c.to_json() for c in claims],
-            "figures": list(figures),
-            "results": results,
-        }
-        (self.out / f"{self.name}.json").write_text(json.dumps(doc, indent=1, default=str))
+               figures: list[str] = (), inputs: dict | None = None) -> StudyDocument:
+        """Write out/NAME.json and out/NAME.md; return the StudyDocument."""
+        doc = StudyDocument(self.name, self.quick, self.seed, inputs or {}, versions(),
+                            round(time.time() - self.started, 2), self.computed, self.reused,
+                            tuple(claims), tuple(figures), results)
+        (self.out / f"{self.name}.json").write_text(json.dumps(doc.to_json(), indent=1,
+                                                               default=str))
         md = [f"# {self.name}", "", markdown.strip(), "", "## Claims", "",
               claims_table(claims), "",
               *[f"![{Path(f).stem}]({Path(f).name})" for f in figures]]
@@ -183,7 +236,8 @@ def md_table(header: list[str], rows: list[list[Any]]) -> str:
     return "\n".join(out)
 
 
-def study_main(name: str, compute: Callable[[StudyContext], dict], argv=None) -> dict:
+def study_main(name: str, compute: Callable[[StudyContext], StudyDocument],
+               argv=None) -> StudyDocument:
     """Command-line entry of a study script: `python studies/NAME.py [--quick] [--out DIR]`."""
     import argparse
     p = argparse.ArgumentParser(prog=f"studies/{name}.py", description=compute.__doc__)
@@ -198,7 +252,7 @@ def study_main(name: str, compute: Callable[[StudyContext], dict], argv=None) ->
     ctx = StudyContext(name, Path(args.out), quick=args.quick, seed=args.seed,
                        workers=args.workers, scheduler=args.scheduler)
     doc = compute(ctx)
-    for c in doc["claims"]:
-        print(f"{c['mark']} {c['text']}  [{c['evidence']}]")
-    print(f"wrote {ctx.out / (name + '.json')} and .md ({doc['seconds']} s)", file=sys.stderr)
+    for c in doc.claims:
+        print(f"{c.mark} {c.text}  [{c.evidence}]")
+    print(f"wrote {ctx.out / (name + '.json')} and .md ({doc.seconds} s)", file=sys.stderr)
     return doc

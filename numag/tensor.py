@@ -19,10 +19,15 @@ import numpy as np
 def tensor(A: np.ndarray, V: np.ndarray) -> np.ndarray:
     """T(A, V) as a (d', d, d, d) array, symmetric in axes 1, 2 (formula in the module docstring).
 
-    Args:
-        A: (d, d) attention matrix Kᵀ Q; V: (d', d). Any dtype (Fraction, mpf, float64).
-    Raises:
-        ValueError: A is not square or V does not have d columns.
+    Parameters
+    ----------
+    A
+        (d, d) attention matrix Kᵀ Q; V: (d', d). Any dtype (Fraction, mpf, float64).
+
+    Raises
+    ------
+    ValueError
+        A is not square or V does not have d columns.
     """
     A, V = np.asarray(A), np.asarray(V)
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
@@ -43,8 +48,10 @@ def coordinates(T: np.ndarray) -> np.ndarray:
 def check_tensor(T: np.ndarray, d: int, d_out: int) -> np.ndarray:
     """Validate an ambient point: shape (d', d, d, d) and symmetry in (b, c).
 
-    Raises:
-        ValueError: wrong shape, or T[r, b, c, e] != T[r, c, b, e] somewhere (named).
+    Raises
+    ------
+    ValueError
+        wrong shape, or T[r, b, c, e] != T[r, c, b, e] somewhere (named).
     """
     T = np.asarray(T)
     if T.shape != (d_out, d, d, d):
@@ -111,11 +118,15 @@ class Candidate:
 class PreimageData:
     """Raw material of a preimage recovery (decisions are made by numag.classify).
 
-    Attributes:
-        eigenvalues: eigenvalues of the contraction S = Σ_{r,e} α_r y_e T[r, :, :, e], sorted by
-            decreasing absolute value and divided by the largest absolute value.
-        candidates: the preimages tried, best (smallest residual) first.
-        alpha, y: the random contraction vectors (exact float64 values).
+    Attributes
+    ----------
+    eigenvalues
+        eigenvalues of the contraction S = Σ_{r,e} α_r y_e T[r, :, :, e], sorted by
+        decreasing absolute value and divided by the largest absolute value.
+    candidates
+        the preimages tried, best (smallest residual) first.
+    alpha, y
+        the random contraction vectors (exact float64 values).
     """
 
     eigenvalues: tuple
@@ -189,10 +200,15 @@ def preimage_candidates(T: np.ndarray, rng: np.random.Generator) -> PreimageData
     when rk A = rk V = 1). A semidefinite rank-2 S has only complex-conjugate p, q: no real
     preimage. For each choice z of A y, V then A follow linearly (v_from_slice, a_from_v).
 
-    Args:
-        T: (d', d, d, d) nonzero, symmetric in axes 1, 2; float64 or mpmath (inside workdps).
-    Raises:
-        ValueError: T is zero (its preimage is {A = 0} ∪ {V = 0}, no recovery needed).
+    Parameters
+    ----------
+    T
+        (d', d, d, d) nonzero, symmetric in axes 1, 2; float64 or mpmath (inside workdps).
+
+    Raises
+    ------
+    ValueError
+        T is zero (its preimage is {A = 0} ∪ {V = 0}, no recovery needed).
     """
     d_out, d = T.shape[0], T.shape[1]
     normT = norm(T)

@@ -24,4 +24,6 @@ ln -sfn "$PHCPY_DIR" "$site/phcpy"
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[test]'
 .venv/bin/python -c 'import phcpy.phcpy2c3, numag, witness' >/dev/null
+# compile the numba kernels once (cached on disk; ~1 minute the first time)
+.venv/bin/python -c 'import witness.kernels as k; k.warm_up()'
 echo "environment ready: .venv"

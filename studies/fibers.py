@@ -8,8 +8,8 @@ trace test) with HMK's description of the fibers (paper-notes §2–3).
 from __future__ import annotations
 
 from numag import Architecture
-from numag.fibers import fiber
-from numag.study import Claim, StudyContext, all_of, md_table, study_main
+from numag.fibers import PointType, fiber
+from numag.study import Claim, StudyContext, StudyDocument, all_of, md_table, study_main
 
 NAME = "fibers"
 
@@ -18,24 +18,20 @@ TIMEOUT = 600.0         # seconds of monodromy per start point; a partial result
 
 
 def fiber_item(widths: list, ranks: list, kind: str, seed: int, blackbox: bool) -> dict:
-    r = fiber(Architecture(tuple(widths), tuple(ranks)), kind=kind, seed=seed, blackbox=blackbox,
-              timeout=TIMEOUT)
-    return {"point_type": r.point_type, "dimension": r.dimension,
-            "tangent_dimension": r.tangent_dimension,
-            "components": [{"label": c.label, "dim": c.dim, "degree": c.degree,
-                            "certified": c.trace_test["verdict"] is True,
-                            "trace_verdict": c.trace_test["verdict"],
-                            "trace_residual": c.trace_test["residual"]} for c in r.components],
-            "expected": [e.to_json() for e in r.expected], "matches": r.matches,
-            "verdict": r.verdict, "paths": r.paths_tracked, "failed_paths": r.failed_paths,
-            "seconds": r.seconds, "blackbox": r.blackbox}
+    """The fiber's JSON (FiberDecomposition.to_json, as `numag fiber --json` prints it)."""
+    return fiber(Architecture(tuple(widths), tuple(ranks)), kind=kind, seed=seed,
+                 blackbox=blackbox, timeout=TIMEOUT).to_json()
+
+
+def trace_verdict(c: dict) -> bool | None:
+    """The trace test's verdict of a component: True certified, False incomplete, None
+    undecided."""
+    return c["trace_test"]["verdict"]
 
 
 def cert_note(c: dict) -> str:
-    if c["certified"]:
-        return ""
-    return " (trace test undecided)" if c.get("trace_verdict", False) is None else \
-        " (not certified)"
+    v = trace_verdict(c)
+    return "" if v is True else (" (trace test undecided)" if v is None else " (not certified)")
 
 
 def grid(quick: bool, seed: int) -> list[dict]:
@@ -56,19 +52,19 @@ def grid(quick: bool, seed: int) -> list[dict]:
     return items
 
 
-def compute(ctx: StudyContext) -> dict:
+def compute(ctx: StudyContext) -> StudyDocument:
     """Monodromy witness sets of generic / swap / u ∥ w / zero fibers and small deep fibers."""
     recs = ctx.run(grid(ctx.quick, ctx.seed), fiber_item, desc=NAME)
     res = [{**r["params"], **r["result"]} for r in recs]
-    ok = lambda x: all_of(c.get("trace_verdict", c["certified"] or None)   # None: undecided
-                          for c in x["components"])
+    ok = lambda x: all_of(trace_verdict(c) for c in x["components"])     # None: undecided
     dims = lambda x: sorted(c["dim"] for c in x["components"])
     single = [x for x in res if len(x["ranks"]) == 1]
-    generic = [x for x in single if x["point_type"] == "generic"]
-    swaps = [x for x in single if x["point_type"] == "rank one (u ∦ w)"]
+    generic = [x for x in single if x["point_type"] == PointType.GENERIC]
+    swaps = [x for x in single if x["point_type"] == PointType.RANK_ONE]
     a11 = [x for x in swaps if x["widths"][1] == 1 and x["ranks"][0] == 1 and x["kind"] == "generic"]
-    pars = [x for x in single if x["point_type"] == "rank one (u ∥ w)" and x["widths"][0] >= 2]
-    zeros = [x for x in single if x["point_type"] == "zero"]
+    pars = [x for x in single if x["point_type"] == PointType.RANK_ONE_PARALLEL
+            and x["widths"][0] >= 2]
+    zeros = [x for x in single if x["point_type"] == PointType.ZERO]
     deep = [x for x in res if len(x["ranks"]) > 1]
     bbs = [x for x in res if x["blackbox"]]
 
@@ -104,9 +100,10 @@ def compute(ctx: StudyContext) -> dict:
               "; ".join(f"{x['widths']}/{x['ranks']}: {dims(x)} vs {zero_dims(x)}" for x in zeros)),
         Claim("deep generic fiber = the (S1)–(S3) orbit (same dimension, one component)",
               "HMK deep symmetries",
-              all_of(all_of([x["matches"], len(x["components"]) == 1]) for x in deep),
+              all_of(all_of([x["expected"]["matches"], len(x["components"]) == 1]) for x in deep),
               "; ".join(f"{x['widths']}/{x['ranks']}: dim {x['dimension']} vs orbit "
-                        f"{x['expected'][0]['dim']}, degree {x['components'][0]['degree']}"
+                        f"{x['expected']['components'][0]['dim']}, degree "
+                        f"{x['components'][0]['degree']}"
                         for x in deep)),
         Claim("monodromy from W0 and PHCpack's blackbox decomposition agree", "witness",
               bool(bbs) and all(x["blackbox"]["agrees"] for x in bbs),
@@ -116,7 +113,8 @@ def compute(ctx: StudyContext) -> dict:
              x["dimension"], "; ".join(f"dim {c['dim']} deg {c['degree']}"
                                        f"{cert_note(c)}"
                                        for c in x["components"]),
-             {True: "✓", False: "✗", None: "? (undecided)"}[x["matches"]], x["paths"], f"{x['seconds']:.1f}",
+             {True: "✓", False: "✗", None: "? (undecided)"}[x["expected"]["matches"]],
+             x["paths_tracked"], f"{x['seconds']:.1f}",
              "" if not x["blackbox"] else ("agrees" if x["blackbox"]["agrees"] else "differs")]
             for x in res]
     md = ("Components by monodromy from W0 (each certified by the linear trace test); "

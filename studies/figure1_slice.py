@@ -14,9 +14,9 @@ import numpy as np
 
 from numag import Architecture
 from numag.arith import NumpyArithmetic
-from numag.classify import Precision, classify_tensor
+from numag.classify import RankOptions, classify_tensor
 from numag.jacobian import random_weights
-from numag.study import Claim, StudyContext, figure, md_table, study_main
+from numag.study import Claim, StudyContext, StudyDocument, figure, md_table, study_main
 from numag.tensor import tensor
 
 NAME = "figure1_slice"
@@ -67,7 +67,7 @@ def outside_item(count: int, seed: int, digits: int) -> dict:
         S = np.array([[a, b], [b, c]], dtype=object)
         v = np.array([Fraction(int(x), 3) for x in rng.integers(1, 10, 2)], dtype=object)
         T = S[None, :, :, None] * v[None, None, None, :]
-        cl = classify_tensor(T, 1, Precision(digits), seed=int(rng.integers(1000)),
+        cl = classify_tensor(T, 1, RankOptions(digits), seed=int(rng.integers(1000)),
                              evidence=False)
         out.append({"det": sign, "S": [[str(x) for x in row] for row in S],
                     "in_M": cl.membership.in_M if cl.membership else None,
@@ -99,7 +99,7 @@ def _draw(ax, pts: np.ndarray) -> None:
     ax.legend(loc="upper left", fontsize=8)
 
 
-def compute(ctx: StudyContext) -> dict:
+def compute(ctx: StudyContext) -> StudyDocument:
     """Sample M_{2,1,1} through the parametrization, draw the slice det S = −1, and check the
     semidefinite region is outside M."""
     n = 3000 if ctx.quick else 12000

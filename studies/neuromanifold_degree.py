@@ -4,7 +4,7 @@ For every single layer (d, d', a) with d ≤ 3, d' ≤ 3, 1 ≤ a ≤ d (quick: 
 deep networks: the degree of the Zariski closure of M (numag.degree: exact dimension over F_p,
 then a pseudo-witness set filled by monodromy and certified by the linear trace test in the
 image; a budget gives "undecided", never a guessed degree). Where a closed form is known
-(a ≥ d: a Segre variety; a = 1: a Segre product; derived in paper-notes §8) it is compared with
+(a ≥ d: a Segre variety; a = 1: a Segre product; derived in paper-notes §10) it is compared with
 the computed value; every other value is computed knowledge, certified by the trace test only.
 """
 from __future__ import annotations
@@ -74,12 +74,12 @@ def compute(ctx: StudyContext) -> dict:
               if ex else None, "; ".join(f"seed {x['seed']}: {x['degree']} ({status(x)})"
                                          for x in ex)),
         Claim("a ≥ d: deg M = C(dd' + d² − 2, dd' − 1), the Segre variety P^{dd'−1} × P^{d²−1}",
-              "[derived; paper-notes §8]", cf_holds(segre),
+              "[derived; paper-notes §10]", cf_holds(segre),
               "; ".join(f"({x['widths'][0]},{x['widths'][1]},{x['ranks'][0]}): "
                         f"{x['degree']} vs {x['closed_form']}" for x in segre
                         if x["seed"] == ctx.seed)),
         Claim("a = 1: deg M = C(dd' + 2d − 3, d − 1)·C(dd' + d − 2, d − 1) (d' ≥ 2), "
-              "C(3d − 3, d − 1)·C(2d − 2, d − 1)/2 (d' = 1)", "[derived; paper-notes §8]",
+              "C(3d − 3, d − 1)·C(2d − 2, d − 1)/2 (d' = 1)", "[derived; paper-notes §10]",
               cf_holds(rank1),
               "; ".join(f"({x['widths'][0]},{x['widths'][1]},1): {x['degree']} vs "
                         f"{x['closed_form']}" for x in rank1 if x["seed"] == ctx.seed)),
@@ -120,7 +120,7 @@ def compute(ctx: StudyContext) -> dict:
           "only by the linear trace test in the image on two pencils (residual < 1e-11, no "
           "failed path); `undecided` means the time budget ran out and `≥ N` is the number of "
           "image points found (a lower bound). The dimension is exact (rank over F_p, certified "
-          "by the symmetry bound). The closed forms are derived by hand in paper-notes §8 "
+          "by the symmetry bound). The closed forms are derived by hand in paper-notes §10 "
           "(Segre varieties and their birational finite projections), independently of the "
           "computation; values for 1 < a < d and for deep networks have no closed form and are "
           "new.\n\n" + md_table(["widths", "ranks", "#params", "dim", "degree", "status",

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from numag import Architecture, dimension
-from numag.study import Claim, StudyContext, figure, md_table, study_main
+from numag.study import Claim, StudyContext, StudyDocument, figure, md_table, study_main
 
 NAME = "normalized_conjecture"
 N_INPUTS = 250          # the paper's number of random normal inputs
@@ -14,7 +14,7 @@ def dim_item(delta: int, kind: str, method: str, n_inputs: int | None, trials: i
     arch = Architecture((delta,) * 3, (2, 2), tokens=3, kind=kind)
     r = dimension(arch, method=method, seed=seed, n_inputs=n_inputs, trials=trials)
     return {"dimension": r.dimension, "params": r.params, "decided": r.decided,
-            "gaps": [t.gap for t in r.trials], "ranks": [t.rank for t in r.trials],
+            "margins": [t.margin for t in r.trials], "ranks": [t.rank for t in r.trials],
             "certified": r.certified, "upper_bound": r.upper_bound}
 
 
@@ -39,7 +39,7 @@ def plot(path, deltas, soft, light) -> None:
 def _draw(ax, deltas, soft, light) -> None:
     ax.plot(deltas, [d * d + 8 * d - 8 for d in deltas], "--", color="gray",
             label="formula δ² + 8δ − 8 (HMK conjecture)")
-    ax.plot(deltas, soft, "o", color="C0", label="softmax, computed (float64 + gap, N = 250)")
+    ax.plot(deltas, soft, "o", color="C0", label="softmax, computed (float64, N = 250)")
     ax.plot(deltas, light, "s", mfc="none", color="C1", label="lightning, computed (exact)")
     ax.set_xlabel("width δ (l = 2, a = 2, t = 3)")
     ax.set_ylabel("dim M")
@@ -47,7 +47,7 @@ def _draw(ax, deltas, soft, light) -> None:
     ax.legend()
 
 
-def compute(ctx: StudyContext) -> dict:
+def compute(ctx: StudyContext) -> StudyDocument:
     """Figure 3: computed softmax dimension (N = 250, max over 5 trials) vs δ² + 8δ − 8, with the
     exact lightning dimension beside it and an mpmath check at small δ."""
     recs = ctx.run(grid(ctx.quick, ctx.seed), dim_item, desc=NAME)
@@ -58,7 +58,7 @@ def compute(ctx: StudyContext) -> dict:
     deltas = sorted(soft)
     expect = {d: d * d + 8 * d - 8 for d in deltas}
     rows = [[d, soft[d]["params"], soft[d]["dimension"], expect[d],
-             f"{min(g for g in soft[d]['gaps'] if g):.1e}", light[d]["dimension"],
+             f"{min(soft[d]['margins']):.1e}", light[d]["dimension"],
              mp[d]["dimension"] if d in mp else ""] for d in deltas]
     fig = ctx.out / f"{NAME}.png"
     plot(fig, deltas, [soft[d]["dimension"] for d in deltas],
@@ -68,7 +68,8 @@ def compute(ctx: StudyContext) -> dict:
         Claim("softmax, l = 2, a = 2, t = 3: dim = δ² + 8δ − 8 (Fig. 3)",
               "HMK conjecture, checked numerically in HMK Fig. 3",
               not bad, f"δ = {deltas[0]}..{deltas[-1]}: {len(deltas) - len(bad)} agree; "
-                       f"smallest gap {min(min(g for g in x['gaps'] if g) for x in soft.values()):.1e}"),
+                       f"smallest rank margin "
+                       f"{min(min(x['margins']) for x in soft.values()):.1e}"),
         Claim("#params = 2δ² + 8δ", "HMK Fig. 3",
               all(soft[d]["params"] == 2 * d * d + 8 * d for d in deltas), "all δ"),
         Claim("softmax dim = lightning dim + l", "HMK §4",
@@ -79,10 +80,11 @@ def compute(ctx: StudyContext) -> dict:
               all(mp[d]["dimension"] == soft[d]["dimension"] and mp[d]["decided"] for d in mp),
               ", ".join(f"δ={d}: {mp[d]['dimension']}" for d in sorted(mp))),
     ]
-    md = ("Softmax: float64 Jacobian of W ↦ (φ_W(X_n))_{n ≤ 250}, equilibrated, largest-gap rule, "
-          "maximum over 5 trials. Lightning: exact rank over F_p.\n\n" + md_table(
-              ["δ", "#params", "softmax dim", "δ²+8δ−8", "min gap", "lightning dim",
-               "softmax (mp)"], rows))
+    md = ("Softmax: float64 Jacobian of W ↦ (φ_W(X_n))_{n ≤ 250}, equilibrated, rank by "
+          "numag.rank's threshold rule (min margin: the factor by which the singular values "
+          "clear its tolerance), maximum over 5 trials. Lightning: exact rank over F_p.\n\n"
+          + md_table(["δ", "#params", "softmax dim", "δ²+8δ−8", "min margin", "lightning dim",
+                      "softmax (mp)"], rows))
     return ctx.finish(res, claims, md, [str(fig)],
                       inputs={"n_inputs": N_INPUTS, "trials": TRIALS, "tokens": 3})
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from numag import Architecture, dimension, predict
-from numag.study import Claim, StudyContext, figure, md_table, study_main
+from numag.study import Claim, StudyContext, StudyDocument, figure, md_table, study_main
 
 NAME = "overparametrization"
 # Closed-form only (too large to compute here): transformer-sized single heads and stacks.
@@ -45,7 +45,7 @@ def _draw(ax, fams: dict) -> None:
     ax.legend(fontsize=8)
 
 
-def compute(ctx: StudyContext) -> dict:
+def compute(ctx: StudyContext) -> StudyDocument:
     """Exact dimensions for growing widths, single layer and deep, and closed forms at scale."""
     fams = families(ctx.quick)
     params = [dict(widths=list(w), ranks=list(r), seed=ctx.seed)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from numag import Architecture, dimension
 from numag.formulas import single_layer, single_layer_one_token
-from numag.study import Claim, StudyContext, md_table, study_main
+from numag.study import Claim, StudyContext, StudyDocument, md_table, study_main
 
 NAME = "single_layer_dimension"
 
@@ -21,7 +21,7 @@ def grid(quick: bool, seed: int) -> list[dict]:
             for t in (2, 1)]
 
 
-def compute(ctx: StudyContext) -> dict:
+def compute(ctx: StudyContext) -> StudyDocument:
     """Exact dimension of every single layer (d, d', a), d ≤ 6 (quick: d ≤ 4), t = 2 and t = 1."""
     recs = ctx.run(grid(ctx.quick, ctx.seed), dim_item, desc=NAME)
     rows, results = [], []

@@ -14,9 +14,10 @@ from fractions import Fraction
 import numpy as np
 
 from numag import Architecture
-from numag.classify import Precision, classify_weights
+from numag.classify import (Agreement, BoundaryVerdict, Label, RankOptions, SingularVerdict,
+                            classify_weights)
 from numag.points import sample_point
-from numag.study import Claim, StudyContext, md_table, study_main
+from numag.study import Claim, StudyContext, StudyDocument, md_table, study_main
 
 NAME = "singular_boundary"
 CLASSES = ("generic", "zero", "swap", "parallel", "rank drop")
@@ -34,7 +35,7 @@ def point(shape: tuple, kind: str, seed: int):
 
 def classify_item(d: int, d_out: int, a: int, kind: str, seed: int) -> dict:
     Q, K, V = point((d, d_out, a), kind, seed)
-    c = classify_weights(Q, K, V, Precision(50), seed=seed, evidence=True)
+    c = classify_weights(Q, K, V, RankOptions(50), seed=seed, evidence=True)
     ev = c.evidence
     return {"labels": list(c.labels), "kinds": list(c.kinds), "ranks": c.ranks,
             "margin": float(c.margin), "agreement": c.agreement,
@@ -52,7 +53,7 @@ def noise_item(seed: int) -> dict:
     out = {}
     for name, VV in (("special", V), ("perturbed", V2)):
         for digits in (50, None):
-            c = classify_weights(Q, K, VV, Precision(digits), seed=seed, evidence=False)
+            c = classify_weights(Q, K, VV, RankOptions(digits), seed=seed, evidence=False)
             out[f"{name}_{'50' if digits else 'float64'}"] = {
                 "labels": list(c.labels), "margin": float(c.margin)}
     return out
@@ -72,7 +73,7 @@ def grid(quick: bool, seed: int) -> list[dict]:
     return items
 
 
-def compute(ctx: StudyContext) -> dict:
+def compute(ctx: StudyContext) -> StudyDocument:
     """Classify constructed points of every class; decide the paper's statements from evidence."""
     recs = ctx.run(grid(ctx.quick, ctx.seed), classify_item, desc=NAME)
     res = [{**r["params"], **r["result"]} for r in recs]
@@ -84,7 +85,9 @@ def compute(ctx: StudyContext) -> dict:
     pars1 = [x for x in pars if x["a"] == 1]
     drops = pick("rank drop")
     a11 = pick("parallel", lambda x: (x["a"], x["d_out"]) == (1, 1))
-    agree = [x for x in res if all(v in ("agree", "not probed") for v in x["agreement"].values())]
+    agree = [x for x in res if all(Agreement(v).consistent for v in x["agreement"].values())]
+    singular = lambda x: x["evidence_singular"] == SingularVerdict.SINGULAR    # noqa: E731
+    boundary = lambda x: x["evidence_boundary"] == BoundaryVerdict.BOUNDARY    # noqa: E731
     rows = [[f"({x['d']},{x['d_out']},{x['a']})", x["kind"], ", ".join(x["labels"]),
              f"{x['ranks']['A']}/{x['ranks']['V']}", x["dim"], x["fiber_ranks"], x["joint_rank"],
              x["nearby_joint_rank"] if x["nearby_joint_rank"] is not None else "",
@@ -104,27 +107,25 @@ def compute(ctx: StudyContext) -> dict:
                         f"({x['d']},{x['d_out']},{x['a']}) drops {x['dim'] - x['fiber_ranks'][0]}"
                         for x in pars if x["a"] >= 2)),
         Claim("a < d and rk A < a: singular (rank drop)", "HMK; paper-notes §2",
-              all(x["evidence_singular"] == "singular" for x in drops) if drops else None,
-              f"{sum(x['evidence_singular'] == 'singular' for x in drops)}/{len(drops)} "
-              "singular by evidence"),
+              all(singular(x) for x in drops) if drops else None,
+              f"{sum(singular(x) for x in drops)}/{len(drops)} singular by evidence"),
         Claim("a = d' = 1: u ∥ w is smooth for d = 2 and singular for d ≥ 3", "paper-notes §2",
-              all((x["evidence_singular"] == "singular") == (x["d"] >= 3) for x in a11),
+              all(singular(x) == (x["d"] >= 3) for x in a11),
               "; ".join(f"d={x['d']}: {x['evidence_singular']}" for x in a11)),
         Claim("boundary points: u ∥ w and 0 (real points outside M nearby); u ∦ w is not",
               "HMK; paper-notes §2",
-              all(x["evidence_boundary"] == "boundary" for x in pars + pick("zero"))
-              and all(x["evidence_boundary"] != "boundary" for x in pick("swap")),
-              f"u ∥ w: {sum(x['evidence_boundary'] == 'boundary' for x in pars)}/{len(pars)}; "
-              f"zero: {sum(x['evidence_boundary'] == 'boundary' for x in pick('zero'))}/"
-              f"{len(pick('zero'))}; u ∦ w boundary: "
-              f"{sum(x['evidence_boundary'] == 'boundary' for x in pick('swap'))}"),
+              all(boundary(x) for x in pars + pick("zero"))
+              and not any(boundary(x) for x in pick("swap")),
+              f"u ∥ w: {sum(map(boundary, pars))}/{len(pars)}; "
+              f"zero: {sum(map(boundary, pick('zero')))}/{len(pick('zero'))}; u ∦ w boundary: "
+              f"{sum(map(boundary, pick('swap')))}"),
         Claim("rule-based labels and independent evidence agree", "numag.classify",
               len(agree) == len(res), f"{len(agree)}/{len(res)} points agree"),
         Claim("an exact 1e-30 perturbation changes the label at 50 digits; float64 does not "
               "claim either", "numag.classify (decisions at 50 digits vs float64)",
               noise["special_50"]["labels"] != noise["perturbed_50"]["labels"]
-              and "undecided" in noise["special_float64"]["labels"]
-              and "undecided" in noise["perturbed_float64"]["labels"],
+              and Label.UNDECIDED in noise["special_float64"]["labels"]
+              and Label.UNDECIDED in noise["perturbed_float64"]["labels"],
               ", ".join(f"{k}: {v['labels']} (margin {v['margin']:.1e})" for k, v in noise.items())),
     ]
     md = ("Constructed exact points classified at 50 digits; `fiber ranks` are the Jacobian ranks "

@@ -14,7 +14,7 @@ from numag import Architecture
 from numag.arith import NumpyArithmetic
 from numag.jacobian import jacobian
 from numag.model import forward
-from numag.study import Claim, StudyContext, figure, md_table, study_main
+from numag.study import Claim, StudyContext, StudyDocument, figure, md_table, study_main
 
 NAME = "training_dynamics"
 ARCH = Architecture.single(3, 2, 2)
@@ -96,7 +96,7 @@ def _draw(ax, results) -> None:
     ax.legend()
 
 
-def compute(ctx: StudyContext) -> dict:
+def compute(ctx: StudyContext) -> StudyDocument:
     """Many random starts per teacher rank profile; final ranks, loss, time near Sing M."""
     starts, steps = (5, 2000) if ctx.quick else (40, 6000)
     params = [dict(rank_A=ra, rank_V=rv, start=s, steps=steps, seed=ctx.seed)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import numag.classify as C
-from numag.classify import Precision, classify_av, classify_weights, threshold_rank
+from numag.classify import RankOptions, classify_av, classify_weights, threshold_rank
 
 rng0 = np.random.default_rng(3)
 
@@ -191,7 +191,7 @@ def test_float64_cannot_tell_them_apart_and_says_undecided(name):
     f = np.vectorize(float)
     assert np.array_equal(f(A), f(A2)) and np.array_equal(f(V), f(V2))     # rounding erased it
     for X, Y in ((A, V), (A2, V2)):
-        r = classify_av(f(X), f(Y), a, Precision(None), evidence=False)
+        r = classify_av(f(X), f(Y), a, RankOptions(None), evidence=False)
         assert r.labels == ("undecided",) and r.margin == 1.0
         assert len(r.alternatives) >= 2
 
@@ -211,7 +211,7 @@ def test_zero_entry_perturbation_survives_rounding_but_float64_still_undecided()
     A = np.array([vec(1, 0, 0), vec(0, 0, 0), vec(0, 0, E30)])
     assert np.linalg.matrix_rank(A.astype(float)) == 1 and exact_rank(A) == 2
     V = ints(3, 3)
-    r = classify_av(A.astype(float), V.astype(float), 2, Precision(None), evidence=False)
+    r = classify_av(A.astype(float), V.astype(float), 2, RankOptions(None), evidence=False)
     assert r.labels == ("undecided",)
     assert classify_av(A, V, 2, evidence=False).ranks["A"] == 2
 
@@ -224,7 +224,7 @@ def test_too_small_to_resolve_is_undecided_then_decided_with_more_digits():
     r = classify_av(A, V, 2, evidence=False)
     assert r.labels == ("undecided",) and set(r.alternatives) == {("singular",), ("smooth",)}
     assert not r.decisions[0].decided and r.decisions[0].candidates == (1, 2)
-    r80 = classify_av(A, V, 2, Precision(80), evidence=False)
+    r80 = classify_av(A, V, 2, RankOptions(80), evidence=False)
     assert r80.labels == ("smooth",) and r80.ranks["A"] == 2
 
 
@@ -255,11 +255,11 @@ def test_a_wrong_rule_is_caught_by_the_evidence(monkeypatch):
 # --- thresholds and bad input -------------------------------------------------------------------------
 
 def test_threshold_rank_margin_and_undecided():
-    p = Precision(50)
+    p = RankOptions(50)
     d = threshold_rank("x", [1, 1e-30, 0], p)
     assert d.value == 2 and d.decided and d.margin == pytest.approx(1e10)
     assert threshold_rank("x", [1, 1e-41], p).candidates == (1, 2)
-    assert threshold_rank("x", [1, 1e-30], Precision(None)).candidates == (1, 2)
+    assert threshold_rank("x", [1, 1e-30], RankOptions(None)).candidates == (1, 2)
     assert threshold_rank("x", [0, 0], p).candidates == (0,)
 
 
@@ -267,7 +267,7 @@ def test_threshold_rank_margin_and_undecided():
     (dict(digits=10), "digits"), (dict(tolerance=2.0), "tolerance"), (dict(min_margin=0.5), "margin")])
 def test_bad_precision(kwargs, msg):
     with pytest.raises(ValueError, match=msg):
-        Precision(**kwargs)
+        RankOptions(**kwargs)
 
 
 def test_bad_inputs():
@@ -306,7 +306,7 @@ def test_rules_only_at_884_noise_pair():
     a, b = classify_av(A, V, 4, evidence=False), classify_av(A2, V, 4, evidence=False)
     assert a.labels == ("singular",) and a.ranks["A"] == 3
     assert b.labels == ("smooth",) and b.ranks["A"] == 4
-    assert min(a.margin, b.margin) >= Precision().min_margin
+    assert min(a.margin, b.margin) >= RankOptions().min_margin
 
 
 @pytest.mark.slow

@@ -14,7 +14,7 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from numag.classify import Precision, classify_av, classify_tensor
+from numag.classify import RankOptions, classify_av, classify_tensor
 from numag.cli import main
 from numag.tensor import tensor
 
@@ -78,7 +78,7 @@ def test_library_result_for_the_tiny_input():
     assert r.labels == ("undecided",) and ("not in M",) in r.alternatives
     assert any("not a point of M_{2,1,1}" in n for n in r.notes)
     with pytest.raises(ValueError, match="rank 2 > a = 1"):
-        classify_av(A, V, 1, Precision(100), evidence=False)
+        classify_av(A, V, 1, RankOptions(100), evidence=False)
     # with a = 2 the same matrices are a point of M: undecided between two label sets of M
     r2 = classify_av(A, V, 2, evidence=False)
     assert r2.labels == ("undecided",) and ("not in M",) not in r2.alternatives
@@ -138,7 +138,7 @@ def test_V_zero_is_the_zero_point_whatever_rank_A():
 def test_float64_cannot_certify_rank_at_most_a():
     """In float64 the input is known only to rounding: an exact rank-1 A with a = 1 < d = 2 may
     be the rounding of a rank-2 matrix, so "not in M" stays possible."""
-    r = classify_av(np.array([[1.0, 0], [0, 0]]), np.array([[1.0, 2.0]]), 1, Precision(None),
+    r = classify_av(np.array([[1.0, 0], [0, 0]]), np.array([[1.0, 2.0]]), 1, RankOptions(None),
                     evidence=False)
     assert r.labels == ("undecided",) and ("not in M",) in r.alternatives
 
@@ -151,7 +151,7 @@ def test_ambient_tensor_with_undecided_rank_A():
     assert r.labels == ("undecided",) and ("not in M",) in r.alternatives
     assert r.membership.in_M is None and "rk A is undecided among [1, 2]" in r.membership.reason
     assert r.decisions[0].quantity == "rank A of the recovered preimage"
-    r100 = classify_tensor(T, 1, Precision(100), evidence=False)
+    r100 = classify_tensor(T, 1, RankOptions(100), evidence=False)
     assert r100.labels == () and r100.membership.in_M is False
     assert "rk A = 2 > a = 1" in r100.membership.reason
     # an exactly rank-1 A is in M with definite labels

@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 from numag.architecture import Architecture, LayerWeights
 from numag.arith import MpArithmetic, NumpyArithmetic
-from numag.classify import Precision, classify_tensor, membership
+from numag.classify import RankOptions, classify_tensor, membership
 from numag.jacobian import jacobian
 from numag.model import forward
 from numag.tensor import apply, check_tensor, tensor, tensor_jacobian
@@ -84,7 +84,7 @@ def test_recovery_reproduces_a_generic_point(shape):
     d, dp, a = shape
     A, V = ints(a, d).T.dot(ints(a, d)), ints(dp, d)
     T = tensor(A, V)
-    mem, (A2, V2) = membership(T, a, Precision(30))
+    mem, (A2, V2) = membership(T, a, RankOptions(30))
     assert mem.in_M is True and mem.residual < 1e-60
     # the recovered (A2, V2) is (λA, V/λ): same tensor, and A2 ∝ A
     ratio = [x / y for x, y in zip(A2.reshape(-1), A.reshape(-1)) if y != 0]

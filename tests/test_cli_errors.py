@@ -123,7 +123,7 @@ def test_sweep_task_with_a_negative_seed_names_seed(tmp_path, capsys):
     spec.write_text(json.dumps({"tasks": [{"task": "dim", "widths": [3, 2], "ranks": [1],
                                            "seed": -1}]}))
     assert main(["sweep", str(spec), "--store", str(tmp_path / "s.db")]) == 2
-    assert "argument --seed: must be >= 0" in one_error(capsys, "sweep")
+    assert "option 'seed': must be >= 0" in one_error(capsys, "sweep")
 
 
 # --- 5. attention rank above the width -----------------------------------------------------
@@ -142,7 +142,7 @@ def test_rank_above_width_is_kept_with_a_note(capsys):
 
 def test_deep_layer_rank_above_its_input_width_is_named():
     from numag.architecture import Architecture
-    from numag.commands.dim import rank_notes
+    from numag.dimension import rank_notes
     notes = rank_notes(Architecture((3, 2, 3), (2, 4)))
     assert len(notes) == 1 and notes[0].startswith("layer 2: attention rank a = 4 exceeds d = 2")
 

@@ -4,9 +4,10 @@ import pytest
 
 from numag import Architecture, dimension
 from numag.arith import NumpyArithmetic
-from numag.formulas import deep_equal_width, single_layer, single_layer_one_token
+from numag.formulas import (deep_equal_width, deep_general, deep_general_uncorrected,
+                            single_layer, single_layer_one_token)
 from numag.jacobian import jacobian, random_inputs, random_weights
-from numag.rank import rank_float
+from numag.rank import RankOptions, numerical_rank
 
 
 # --- single layer (HMK single-layer theorem): every (d, d', a) with d, d' ≤ 5 -----------------
@@ -48,23 +49,39 @@ def test_benchmark_orientation_value_depth_three():
     assert dimension(Architecture((8,) * 4, (2,) * 3)).dimension == 145
 
 
-def test_rank_one_caveat_is_reported_not_hidden():
-    """widths [3,3,3], ranks [1,2]: 18, not the formula's 20 [derived; paper-notes §3]."""
-    r = dimension(Architecture((3, 3, 3), (1, 2)), seed=0)
-    assert r.dimension == 18 and r.predicted.value == 20
-    assert r.agrees_with_prediction is False and not r.certified
-    assert any("DISAGREEMENT" in n for n in r.notes)
-    assert any("rank 1" in c for c in r.predicted.caveats)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_rank_one_theorem_example(seed):
+    """widths 3,3,3, ranks 1,2 [derived; paper-notes §3.1], by hand: layer 1 gives
+    2·1·3 + 9 − 1 = 14; layer 2 sees only S_2 (rank ≤ r = min(4, 3) = 3): 3·3 − 3 + 9 = 15;
+    14 + 15 − 3² − 2 = 18. The uncorrected running-minimum form says 20. Certified: the split
+    orthogonal symmetry O(2, 2) of layer 2 makes the upper bound 18 as well."""
+    r = dimension(Architecture((3, 3, 3), (1, 2)), seed=seed)
+    assert r.dimension == 18 == r.predicted.value and r.certified
+    assert deep_general_uncorrected((3, 3, 3), (1, 2)) == 20
+
+
+@pytest.mark.parametrize("widths, ranks, tokens, by_hand", [
+    # (4,4,4)/(1,3): 2·4 − 1 + 16 = 23; r = 4: 16 − 6 + 16 = 26; 23 + 26 − 16 − 2 = 31
+    ((4, 4, 4), (1, 3), 2, 31),
+    # (3,3,3,3)/(2,1,2): 12 − 4 + 9 = 17, 6 − 1 + 9 = 14, r = 3: 9 − 3 + 9 = 15; 46 − 18 − 3 = 25
+    ((3, 3, 3, 3), (2, 1, 2), 2, 25),
+    # t = 1, every layer symmetric: (3,3,3)/(2,2): r = 3 twice: 15 + 15 − 9 − 2 = 19
+    ((3, 3, 3), (2, 2), 1, 19),
+])
+def test_rank_one_theorem_values_by_hand(widths, ranks, tokens, by_hand):
+    r = dimension(Architecture(widths, ranks, tokens), seed=3)
+    assert r.dimension == by_hand and r.certified
+    assert deep_general(widths, ranks, tokens) == by_hand
 
 
 @pytest.mark.parametrize("widths, ranks", [((4, 3, 2), (2, 2)), ((5, 3, 3, 2), (2, 1, 2)),
-                                           ((3, 2, 3), (2, 2)), ((4, 2, 4), (1, 2))])
+                                           ((3, 2, 3), (2, 2)), ((4, 2, 4), (1, 2)),
+                                           ((2, 4, 4), (2, 3)), ((1, 3, 2), (1, 2))])
 def test_general_widths_running_minimum_form(widths, ranks):
+    """Expanding widths after a narrow layer ((2,4,4), (1,3,2)) are certified through the
+    reduced architecture (paper-notes §3.2)."""
     r = dimension(Architecture(widths, ranks), seed=2)
-    caveat = any(a == 1 for a in ranks[:-1])
-    assert r.dimension <= r.upper_bound
-    if not caveat:
-        assert r.agrees_with_prediction, (r.dimension, r.predicted)
+    assert r.agrees_with_prediction and r.certified, (r.dimension, r.predicted, r.upper_bound)
 
 
 # --- softmax (HMK §4, Figure 3) -----------------------------------------------------------------
@@ -87,7 +104,7 @@ def test_figure_3_softmax_float(delta):
                                    pytest.param(5, marks=pytest.mark.slow)])
 def test_figure_3_softmax_mp(delta):
     r = dimension(Architecture((delta,) * 3, (2, 2), tokens=3, kind="softmax"), method="mp",
-                  seed=delta, dps=30)
+                  seed=delta, rank_options=RankOptions(30))
     assert r.dimension == delta ** 2 + 8 * delta - 8 and r.decided
 
 
@@ -100,7 +117,9 @@ def test_softmax_refuses_exact():
 @pytest.mark.parametrize("widths, ranks", [((3, 2), (1,)), ((3, 3, 3), (2, 2)), ((2, 2, 2), (1, 1))])
 def test_three_backends_agree_where_float_is_reliable(widths, ranks):
     arch = Architecture(widths, ranks)
-    dims = {m: dimension(arch, method=m, seed=5, dps=30) for m in ("exact", "mp", "float")}
+    dims = {m: dimension(arch, method=m, seed=5,
+                         rank_options=RankOptions(30) if m == "mp" else None)
+            for m in ("exact", "mp", "float")}
     assert len({r.dimension for r in dims.values()}) == 1
     assert all(r.decided for r in dims.values())
 
@@ -114,10 +133,11 @@ def test_depth_three_fixed_cutoff_float_is_wrong_exact_is_right():
     J = jacobian(arch, random_weights(arch, ops, rng), random_inputs(arch, ops, rng, 56), ops)
     truth = deep_equal_width(4, 2, 3)
     assert np.linalg.matrix_rank(J) < truth
-    assert rank_float(J, equilibrated=False).decided is False    # the gap rule says undecided
+    float64 = RankOptions(None, rounded_input=False)
+    assert numerical_rank(J, float64, equilibrated=False).decided is False   # undecided
     exact = dimension(arch, method="exact")
     assert exact.dimension == truth and exact.certified
-    assert rank_float(J).rank == truth                            # equilibrated + gap: right
+    assert numerical_rank(J, float64).rank == truth      # equilibrated: right
 
 
 def test_too_few_inputs_under_count_and_auto_n_saturates():
@@ -138,3 +158,14 @@ def test_seed_is_recorded_and_reproducible():
 def test_bad_arguments(kwargs):
     with pytest.raises(ValueError):
         dimension(Architecture((3, 2), (1,)), **kwargs)
+
+
+@pytest.mark.parametrize("widths, ranks, tokens", [((3, 3, 3), (1, 2), 2), ((4, 4, 4), (1, 3), 2),
+                                                   ((2, 4, 4), (2, 3), 2), ((3, 3, 3), (2, 2), 1),
+                                                   ((1, 3, 2), (1, 2), 2)])
+def test_rank_one_and_reduced_values_without_the_upper_bound(widths, ranks, tokens):
+    """The saturation loop stops once the rank reaches the proved upper bound, so a wrong bound
+    would hide a larger rank. Here N is fixed and large (no early stop): the exact rank of the
+    full Jacobian still equals the formula of paper-notes §3.1."""
+    r = dimension(Architecture(widths, ranks, tokens), n_inputs=80, trials=2, seed=4)
+    assert r.dimension == deep_general(widths, ranks, tokens)

@@ -130,3 +130,23 @@ def test_names_and_errors():
     with pytest.raises(ValueError, match="shape"):
         fiber_system(Architecture((2, 2), (1,)), [(np.zeros((1, 3)), np.zeros((1, 2)),
                                                      np.zeros((2, 2)))])
+
+
+@pytest.mark.parametrize("arch", [Architecture.pnn((2, 2, 1)), Architecture.pnn((3, 2, 1)),
+                                  Architecture.pnn((2, 2, 2), 2, bias=True),
+                                  Architecture.multihead((2, 2), (1,), 2)])
+def test_coefficient_encoding_of_new_kinds(arch):
+    """Same model definition over Q[W, X]: W0 lies on its fiber system, and at a generic W0 the
+    exact Jacobian nullity is the generic fiber dimension #params − dim M, dim M computed
+    independently by numag.dimension (sampled Jacobian mod p)."""
+    from numag import dimension
+    from numag.fibers import exact_nullity
+    rng = np.random.default_rng(1)
+    w = np.array([Fraction(int(a), int(b)) for a, b in
+                  zip(rng.integers(-10**4, 10**4, arch.n_params),
+                      rng.integers(1, 100, arch.n_params))], dtype=object)
+    fs = fiber_system(arch, arch.unpack(w))
+    assert fs.encoding == "coefficients"
+    assert all(v == 0 for v in evaluate_exact(fs.system, fs.base_point))
+    assert exact_nullity(fs, fs.base_point) == arch.n_params - dimension(arch).dimension
+    assert len(set(weight_names(arch))) == arch.n_params

@@ -69,7 +69,8 @@ def test_incomplete_branch_of_the_old_false_certification_is_rejected():
     from numag.fibers import expected_components, point_type
     from witness import WitnessSet, monodromy, move_slice, trace_test
     from witness.tracking import random_gamma, track_slices
-    from witness.witness_set import random_complex, random_slice, trace_residual
+    from witness.trace import trace_residual
+    from witness.witness_set import random_complex, random_slice
     arch = Architecture((2, 1), (1,))
     layers = sample_point(arch, "generic", 0)
     F = fiber_system(arch, layers).system
@@ -148,7 +149,10 @@ def test_deep_two_one_two_fiber_has_degree_12(seed):
     10 points (two points of a tight cluster were counted as ambiguous)."""
     r = fiber(Architecture((2, 1, 2), (1, 1)), seed=seed, blackbox=False)
     assert [(c.dim, c.degree) for c in r.components] == [(5, 12)]
-    assert certified(r) and r.matches and r.failed_paths == 0
+    # a path lost in a monodromy loop is harmless (the loop only explores; the trace test's
+    # pencils must all succeed for the certificate), so failed paths are counted, not required
+    # to be zero
+    assert certified(r) and r.matches
 
 
 @pytest.mark.slow

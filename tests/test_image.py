@@ -139,7 +139,7 @@ def test_dimension_exact_lower_bound_and_numerical_check():
 @pytest.mark.parametrize("seed", [0, 1])
 def test_lightning_221_has_degree_20(seed):
     # (d, d', a) = (2, 2, 1): 20 (the issue: Macaulay2 and exact implicitization; here also
-    # the closed form C(5, 1)·C(4, 1) derived in paper-notes §8)
+    # the closed form C(5, 1)·C(4, 1) derived in paper-notes §10)
     r = degree(Architecture.single(2, 2, 1), seed=seed)
     assert (r.dimension, r.degree, r.certified, r.source_slice) == (6, 20, True, "gauge")
     assert r.agrees is True and r.to_json()["params"] == 8
@@ -150,7 +150,7 @@ def test_lightning_221_has_degree_20(seed):
                                    pytest.param((2, 3, 2), marks=pytest.mark.slow),
                                    pytest.param((3, 1, 1), marks=pytest.mark.slow)])
 def test_derived_closed_forms_against_computation(shape):
-    # paper-notes §8 derives these degrees by hand; the computation must agree (a mismatch
+    # paper-notes §10 derives these degrees by hand; the computation must agree (a mismatch
     # is reported by numag.degree, never hidden)
     r = degree(Architecture.single(*shape), seed=3)
     assert r.certified is True
@@ -239,11 +239,11 @@ def test_witness_image_cli_json(tmp_path):
 
 
 @pytest.mark.parametrize("content,message", [
-    ("", "no coordinate polynomials"),
-    ("variables: x, x\nx\n", "bad 'variables:' header"),
-    ("variables: x\nx + y\n", "unknown variable 'y'"),
+    ("", "no polynomials found"),                      # messages of witness.inputfile
+    ("variables: x, x\nx\n", "'x' is declared twice"),
+    ("variables: x\nx + y\n", "'y' is not declared"),
     ("x^2 +\n", "polynomial 0"),
-    ("3\n4\n", "no variables"),
+    ("3\n4\n", "use no variable"),
 ])
 def test_witness_image_cli_bad_input(tmp_path, content, message):
     f = tmp_path / "bad.txt"

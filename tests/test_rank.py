@@ -3,7 +3,9 @@ import mpmath
 import numpy as np
 import pytest
 
-from numag.rank import rank_float, rank_mod_p, rank_mp
+from numag.rank import RankOptions, numerical_rank, rank_mod_p
+
+FLOAT = RankOptions(None, rounded_input=False)      # numag dim's float64 ranks
 
 
 def matrix_with_singular_values(sigmas, m, n, seed=0):
@@ -28,49 +30,65 @@ def test_exact_rank_is_lower_bound_when_p_divides():
     assert rank_mod_p(J, 11).rank == 2
 
 
-def test_float_gap_rule_finds_rank_across_orders_of_magnitude():
+def test_float_rule_finds_rank_across_orders_of_magnitude():
     J = matrix_with_singular_values([1, 1e-3, 1e-6], 20, 10)
-    r = rank_float(J, equilibrated=False)
-    assert r.rank == 3 and r.decided and r.gap > 1e6
+    r = numerical_rank(J, FLOAT, equilibrated=False)
+    assert r.rank == 3 and r.decided and r.margin > 1e4      # 1e-6 is 3e4 × the tolerance
 
 
 def test_float_full_rank_and_zero():
     J = matrix_with_singular_values([3, 2, 1], 5, 3)
-    assert rank_float(J).rank == 3
-    assert rank_float(np.zeros((3, 4))).rank == 0
+    assert numerical_rank(J, FLOAT).rank == 3
+    assert numerical_rank(np.zeros((3, 4)), FLOAT).rank == 0
 
 
 def test_float_says_undecided_without_a_gap():
     J = matrix_with_singular_values(np.logspace(0, -15, 16), 16, 16)   # no gap anywhere
-    r = rank_float(J, equilibrated=False)
-    assert not r.decided and r.gap < 1e4
+    r = numerical_rank(J, FLOAT, equilibrated=False)
+    assert not r.decided and r.candidates == (10, 11, 12)   # 1e-10, 1e-11 in the band
 
 
 def test_mp_resolves_what_float_cannot():
     """σ = (1, 1e-20): rank 2 at 50 digits; float64 cannot tell 1e-20 from roundoff."""
     mpmath.mp.dps = 50
     J = np.array([[mpmath.mpf(1), 0], [0, mpmath.mpf(10) ** -20]], dtype=object)
-    r = rank_mp(J, 50, min_gap=1e10)
+    r = numerical_rank(J, RankOptions(50))
     assert r.rank == 2 and r.decided
-    rf = rank_float(J.astype(float), equilibrated=False)
+    rf = numerical_rank(J.astype(float), FLOAT, equilibrated=False)
     assert rf.rank == 1                          # float64 guesses 1 (the floor is ~4e-16)
     mpmath.mp.dps = 15
 
 
 def test_bad_matrices():
     with pytest.raises(ValueError, match="NaN"):
-        rank_float(np.array([[1.0, np.nan]]))
+        numerical_rank(np.array([[1.0, np.nan]]), FLOAT)
     with pytest.raises(ValueError, match="2-D"):
-        rank_float(np.zeros(3))
+        numerical_rank(np.zeros(3), FLOAT)
     with pytest.raises(ValueError, match="integer"):
         rank_mod_p(np.zeros((2, 2)), 7)
 
 
-def test_two_large_gaps_are_undecided():
-    """Rows parallel up to 1e-30: σ ≈ (2, 5e-31) over a 1e-50 floor, so rank 1 or 2 depending on
-    the cut: undecided."""
+def test_rows_parallel_up_to_1e_30_have_rank_2_at_50_digits():
+    """Rows parallel up to 1e-30: det = 1e-30 ≠ 0 exactly, so the rank is 2. σ ≈ (2, 5e-31):
+    two singular-value gaps (1e30 and, over a 1e-50 noise floor, 1e20) left the former
+    largest-gap rule undecided; the threshold rule decides 2 (5e-31/2 clears 1e-35)."""
     with mpmath.workdps(50):
         one, eps = mpmath.mpf(1), mpmath.mpf(10) ** -30
         J = np.array([[one, one], [one, one + eps]], dtype=object)
-    r = rank_mp(J, 50, min_gap=1e10)
-    assert not r.decided and r.second_gap >= 1e10
+    r = numerical_rank(J, RankOptions(50), equilibrated=False)
+    assert r.decided and r.rank == 2 and r.margin >= RankOptions(50).min_margin
+
+
+def test_float64_input_rounding_never_decides_a_rank_below_full():
+    """numag classify's float64 model: σ = (1, 1e-30) may be a rounded nonzero: rank 1 or 2."""
+    J = np.diag([1.0, 1e-30])
+    assert numerical_rank(J, RankOptions(None), equilibrated=False).candidates == (1, 2)
+    assert numerical_rank(J, FLOAT, equilibrated=False).candidates == (1,)
+
+
+@pytest.mark.parametrize("kwargs, msg", [(dict(digits=10), "digits"), (dict(digits=True), "digits"),
+                                         (dict(tolerance=0.0), "tolerance"),
+                                         (dict(min_margin=0.5), "margin")])
+def test_bad_rank_options(kwargs, msg):
+    with pytest.raises(ValueError, match=msg):
+        RankOptions(**kwargs)

@@ -93,7 +93,7 @@ def test_raising_task_is_stored_failed_and_others_continue(tmp_path):
 
 def test_unavailable_command_is_stored_failed(tmp_path, monkeypatch):
     from numag.sweep import tasks as tasks_mod
-    monkeypatch.setitem(tasks_mod.COMMAND_TASKS, "nosuch", "numag nosuch (issue 99)")
+    monkeypatch.setitem(tasks_mod.PLANNED, "nosuch", "numag nosuch (issue 99)")
     records = run_tasks([{"task": "nosuch", "widths": [2, 2]},
                          {"task": "dim", "widths": [2, 2], "ranks": [1]}], tmp_path / "s.db",
                         workers=0)

@@ -48,14 +48,14 @@ def test_malformed_grid_is_a_clear_value_error(grid, needle):
     ({"task": "dimension", "widths": [3, 2], "ranks": [1]}, "unknown task 'dimension'"),
     ({"widths": [3, 2], "ranks": [1]}, "missing \"task\""),
     ({"task": "dim", "ranks": [1]}, "missing option(s) 'widths'"),
-    ({"task": "dim", "widths": [3, 2]}, "missing option(s) 'ranks'"),
+    ({"task": "dim", "widths": [3, 2]}, "needs option 'ranks'"),   # optional for arch pnn
     ({"task": "dim", "widths": [3, 2], "ranks": [1], "widht": 3}, "unknown option 'widht'"),
     ({"task": "dim", "widths": [3, 2], "ranks": [1, 1]}, "ranks"),
     ({"task": "dim", "widths": [3, 0], "ranks": [1]}, "positive"),
     ({"task": "dim", "widths": [3, "x"], "ranks": [1]}, "integers"),
     ({"task": "dim", "widths": [3, 2], "ranks": [1], "method": "magic"}, "invalid choice"),
     ({"task": "dim", "widths": [3, 2], "ranks": [1], "softmax": "yes"}, "flag"),
-    ({"task": "dim", "widths": [3, 2], "ranks": [1], "json": True}, "set by the sweep"),
+    ({"task": "dim", "widths": [3, 2], "ranks": [1], "json": True}, "unknown option 'json'"),
     ({"task": "numag.nosuchmodule:f"}, "cannot import"),
     ({"task": "numag.sweep.testing:nosuchfunction"}, "no function"),
     ("dim 3,2 1", "must be an object"),
@@ -70,7 +70,8 @@ def test_dim_options_are_the_commands_with_its_defaults():
     spec = normalize({"task": "dim", "widths": [3, 2], "ranks": [1]})
     assert spec.options == {"widths": [3, 2], "ranks": [1], "tokens": 2, "softmax": False,
                             "method": None, "seed": 0, "trials": None, "inputs": None,
-                            "digits": 30}
+                            "digits": 50, "arch": "attention", "heads": None,
+                            "activation_degree": None, "bias": False}
     assert spec.seed == 0 and spec.version == numag.__version__ and spec.unavailable is None
 
 
@@ -100,9 +101,9 @@ def test_key_includes_contents_of_input_files(tmp_path):
 
 
 def test_unavailable_command_is_not_an_input_error(monkeypatch):
-    monkeypatch.setitem(tasks_mod.COMMAND_TASKS, "nosuch", "numag nosuch (issue 99)")
+    monkeypatch.setitem(tasks_mod.PLANNED, "nosuch", "numag nosuch (issue 99)")
     spec = normalize({"task": "nosuch", "widths": [2, 2]})
-    assert "numag.commands.nosuch does not exist" in spec.unavailable
+    assert "not in the job registry numag.jobs.JOBS yet" in spec.unavailable
     assert "issue 99" in spec.unavailable
 
 

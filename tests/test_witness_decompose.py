@@ -1,4 +1,4 @@
-"""decompose / witness_set / CLI on the systems of known-answer-systems.md (two seeds each)."""
+"""decompose / witness_set / CLI on the systems of docs/known-answer-systems.md (two seeds each)."""
 import functools
 import json
 import subprocess

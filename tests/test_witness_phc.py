@@ -177,3 +177,20 @@ def test_a_killed_caller_leaves_no_phcpack_job_running(tmp_path):
     for p in jobs:
         os.kill(p, signal.SIGKILL)
     assert not jobs, f"orphaned forkserver/job processes {jobs}"
+
+
+@pytest.mark.parametrize("precision", ["d", "dd"])
+def test_cascade_on_few_equations_in_many_variables_does_not_crash(precision):
+    """Issue 16 item 10: phcpy's polysys_solve counted the variables of 'x1*x2 - x3;
+    x1*x4 - x5;' as the length of the joined strings (its symbol scan fails when there are more
+    than twice as many variables as equations) and crashed with SYMBOL_TABLE.INDEX_OUT_OF_RANGE.
+    Expected: V = {(a, b, ab, c, ac)} is irreducible of dim 3; three hyperplanes are affine in
+    (1, b, c) with coefficients linear in a, so the points on a slice are the roots of a 3x3
+    determinant, a cubic in a: degree 3."""
+    F = PolynomialSystem.from_strings(["x1*x2 - x3", "x1*x4 - x5"])
+    for seed in (1, 2):
+        r = phc.polysys_solve(F, seed=seed, precision=precision)
+        assert len(r.dims) == 5
+        d3 = r.dims[3]
+        assert len(d3.points) == 3 and np.all(F.residual(d3.points) < 1e-9)
+        assert all(len(r.dims[d].points) == 0 for d in (0, 1, 2, 4))

@@ -5,8 +5,8 @@ import pytest
 from witness import PolynomialSystem, WitnessSet, monodromy, trace_test
 from witness import distinct
 from witness.tracking import random_gamma, track_slices
-from witness.witness_set import (TRACE_FAIL, TRACE_TOL, random_complex, trace_residual,
-                                 trace_verdict)
+from witness.trace import TRACE_FAIL, TRACE_TOL, trace_residual, trace_verdict
+from witness.witness_set import random_complex
 
 XYZ = PolynomialSystem.from_strings(["x*y*z - 1"])     # a cubic surface (degree 3, irreducible)
 

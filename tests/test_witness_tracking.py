@@ -1,10 +1,13 @@
-"""Tracking: own batched tracker vs exact answers and vs PHCpack; failure accounting; refine."""
+"""Tracking: the compiled tracker vs exact answers and vs PHCpack; end states and reasons;
+projective coordinates; the Cauchy endgame; programs; refine."""
 import mpmath
 import numpy as np
 import pytest
 
-from witness import PolynomialSystem, refine, track_slices
-from witness.tracking import StraightLineHomotopy, track
+from witness import PolynomialSystem, TrackerOptions, refine, track_slices
+from witness import kernels, program
+from witness.homotopy import Homotopy, straight_line_homotopy, total_degree_start
+from witness.tracking import PathStatus, track
 
 
 def cubic_on_slice(A: np.ndarray, b: complex) -> np.ndarray:
@@ -28,11 +31,19 @@ def twisted_cubic_slices():
     return F, A0, b0, A1, b1, cubic_on_slice(A0, b0[0])
 
 
+def solve_total_degree(F: PolynomialSystem, seed: int):
+    """All paths of a total-degree homotopy to F, with the endgame."""
+    S, X0 = total_degree_start(F)
+    gamma = complex(np.exp(2j * np.pi * np.random.default_rng(seed).random()))
+    H = Homotopy(straight_line_homotopy(F, S), np.array([[gamma]]), F.n_vars, F, gamma)
+    return track(H, X0, endgame=True, rng=seed)
+
+
 @pytest.mark.parametrize("method", ["numpy", "phc"])
 def test_moving_the_slice_of_the_twisted_cubic_gives_the_exact_points(method):
     F, A0, b0, A1, b1, X0 = twisted_cubic_slices()
     tr = track_slices(F, A0, b0, A1, b1, X0, gamma=np.exp(0.7j), method=method)
-    assert tr.ok.all() and tr.n_failed == 0 and tr.n_diverged == 0
+    assert tr.ok.all() and tr.n_failed == 0 and tr.n_at_infinity == 0
     np.testing.assert_allclose(sort_rows(tr.endpoints), sort_rows(cubic_on_slice(A1, b1[0])),
                                atol=1e-10)
     assert np.all(tr.residuals < 1e-12)
@@ -41,28 +52,41 @@ def test_moving_the_slice_of_the_twisted_cubic_gives_the_exact_points(method):
 def test_both_trackers_follow_the_same_paths():
     F = PolynomialSystem.from_strings(["x^2 + y^2 + z^2 - 1 + x*y", "x^3 - y*z + 2*x - 1"])
     rng = np.random.default_rng(1)
-    A0 = rng.standard_normal((1, 3)) + 1j * rng.standard_normal((1, 3))
     A1 = rng.standard_normal((1, 3)) + 1j * rng.standard_normal((1, 3))
-    b0, b1 = np.array([0.5j]), np.array([1.0 + 0j])
+    b1 = np.array([1.0 + 0j])
     from witness import phc
     X0 = phc.polysys_solve(F, seed=3).dims[1]
-    tr0 = track_slices(F, X0.slice_A, X0.slice_b, A1, b1, X0.points, gamma=0.6 + 0.8j)
+    tr0 = track_slices(F, X0.slice_A, X0.slice_b, A1, b1, X0.points, gamma=0.6 + 0.8j,
+                       reroute=False)
     tr1 = track_slices(F, X0.slice_A, X0.slice_b, A1, b1, X0.points, gamma=0.6 + 0.8j,
                        method="phc")
     assert tr0.ok.all() and tr1.ok.all() and tr0.n_paths == 6    # Bezout: 2 * 3
     np.testing.assert_allclose(tr0.endpoints, tr1.endpoints, atol=1e-9)   # path by path
 
 
-def test_diverging_path_is_counted_not_dropped():
-    # start x^2 - 1 (2 roots) -> target x - 2 (1 root): one path must go to infinity
+def test_path_to_infinity_ends_at_infinity_not_failed():
+    # start x^2 - 1 (2 roots) -> target x - 2 (1 root): one path goes to infinity, which on the
+    # patch of P^1 is an ordinary regular endpoint [0 : 1]
     target = PolynomialSystem.from_strings(["x - 2"])
     start = PolynomialSystem.from_strings(["x^2 - 1"])
-    H = StraightLineHomotopy(target, start, gamma=np.exp(1j))
-    out = track(H, np.array([[1.0 + 0j], [-1.0 + 0j]]))
-    assert len(out["status"]) == 2
-    assert sorted(out["status"]) in (["diverged", "success"], ["failed", "success"])
-    ok = out["status"] == "success"
-    assert abs(out["endpoints"][ok][0, 0] - 2) < 1e-12
+    H = Homotopy(straight_line_homotopy(target, start), np.array([[np.exp(1j)]]), 1, target)
+    tr = track(H, np.array([[1.0 + 0j], [-1.0 + 0j]]))
+    assert sorted(tr.status) == [PathStatus.AT_INFINITY, PathStatus.REGULAR]
+    assert abs(tr.endpoints[tr.ok][0, 0] - 2) < 1e-12
+    assert np.isnan(tr.endpoints[tr.status == PathStatus.AT_INFINITY]).all()
+
+
+def test_a_path_through_huge_coordinates_is_easy_in_projective_space():
+    # (s - s*) x - 1 = 0: x(s) = 1 / (s - s*) passes |x| = 1e6 at s = 1/2 (a pole 1e-6 off the
+    # real segment); on the patch it is a line through infinity. Exact end: 1 / (1 - s*).
+    star = 0.5 + 1e-6j
+    P = program.trace(lambda X, s, c: [(s - star) * X[1] - X[0]], 2, 0, with_path_parameter=True)
+    check = PolynomialSystem.from_strings([f"({(1 - star).real!r} + {(1 - star).imag!r}*i)*x - 1"])
+    H = Homotopy(P, np.zeros((1, 0)), 1, check)
+    tr = track(H, np.array([[-1 / star]]), reroute=False)
+    assert tr.status[0] == PathStatus.REGULAR
+    assert abs(tr.endpoints[0, 0] - 1 / (1 - star)) < 1e-12 * abs(1 / (1 - star))
+    assert tr.steps[0] < 200
 
 
 def test_endpoints_are_checked_on_the_original_equations():
@@ -79,7 +103,7 @@ def test_endpoints_are_checked_on_the_original_equations():
     X0 = sol.points[sol.residuals < 1e-9]
     assert len(X0) > 3            # the cubic's 3 points and at least one spurious point
     tr = track_slices(G, A0, b0, A1, b1, X0, gamma=np.exp(2j))
-    assert (tr.status == "success").sum() == len(X0)
+    assert (tr.status == PathStatus.REGULAR).sum() == len(X0)
     assert tr.on_original.sum() == 3 and tr.ok.sum() == 3
     np.testing.assert_allclose(sort_rows(tr.endpoints[tr.ok]), sort_rows(cubic_on_slice(A1, b1[0])),
                                atol=1e-9)
@@ -90,12 +114,101 @@ def test_bad_input_shapes():
     A = np.ones((1, 3), complex)
     with pytest.raises(ValueError):
         track_slices(F, A, np.ones(1), np.ones((2, 3)), np.ones(2), np.zeros((1, 3)), gamma=1j)
-    H = StraightLineHomotopy(PolynomialSystem.from_strings(["x - 2"]),
-                             PolynomialSystem.from_strings(["x - 1"]), 1j)
     with pytest.raises(ValueError, match="finite"):
-        track(H, np.array([[np.nan]]))
+        track_slices(F, A, np.ones(1), A, np.ones(1), np.array([[np.nan, 0, 0]]), gamma=1j)
     with pytest.raises(ValueError, match="method"):
         track_slices(F, A, np.ones(1), A, np.ones(1), np.zeros((1, 3)), gamma=1j, method="x")
+    with pytest.raises(ValueError, match="positive"):
+        TrackerOptions(max_step=-1)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_endgame_griewank_osborne_triple_root_and_paths_at_infinity(seed):
+    # (29/16) x^3 - 2 x y, x^2 - y: the origin is the only root, multiplicity 3 (Griewank-
+    # Osborne 1983); total degree 3 * 2 = 6, so 3 paths end at infinity (Bezout in P^2)
+    F = PolynomialSystem.from_strings(["29/16*x^3 - 2*x*y", "x^2 - y"])
+    tr = solve_total_degree(F, seed)
+    assert sorted(tr.status) == ["at_infinity"] * 3 + ["singular"] * 3, tr
+    sing = tr.status == PathStatus.SINGULAR
+    assert np.abs(tr.endpoints[sing]).max() < 1e-8
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_endgame_triple_root_with_a_simple_root(seed):
+    # x^2 + y - 3, x + y^2/8 - 3/2: (1, 2) has multiplicity 3, and one simple root
+    # (PHCpack's deflation examples); total degree 4 = 3 + 1, no path at infinity
+    F = PolynomialSystem.from_strings(["x^2 + y - 3", "x + y^2/8 - 3/2"])
+    tr = solve_total_degree(F, seed)
+    sing = tr.status == PathStatus.SINGULAR
+    assert sing.sum() == 3 and (tr.status == PathStatus.REGULAR).sum() == 1, tr
+    np.testing.assert_allclose(tr.endpoints[sing], [[1, 2]] * 3, atol=1e-7)
+    x, y = tr.endpoints[tr.status == PathStatus.REGULAR][0]      # the simple root: exact check
+    assert abs(x**2 + y - 3) < 1e-12 and abs(x + y**2 / 8 - 1.5) < 1e-12
+
+
+def test_winding_numbers_of_a_cusp():
+    # x^2 - y^3 = 0 sliced by y = (1 - s)... as a homotopy to x^2 = 0: paths x = +-s^(3/2)
+    # type; here simply (x^3 - t) -> x^3 with t = 1 - s: one point of multiplicity 3 reached
+    # by 3 paths forming one cycle of winding number 3
+    F = PolynomialSystem.from_strings(["x^3"])
+    tr = solve_total_degree(F, 0)
+    assert list(tr.status) == ["singular"] * 3
+    assert list(tr.winding) == [3, 3, 3]
+    assert np.abs(tr.endpoints).max() < 1e-8
+
+
+def test_failure_reasons_are_counted():
+    F, A0, b0, A1, b1, X0 = twisted_cubic_slices()
+    # an endpoint tolerance nobody can meet: every path fails, also on every detour
+    tr = track_slices(F, A0, b0, A1, b1, X0, gamma=np.exp(0.7j),
+                      options=TrackerOptions(endpoint_tol=1e-30))
+    assert tr.n_failed == 3 and tr.rerouted == 3 and tr.recovered == 0
+    assert tr.reason_counts() == {"endpoint_tol": 3}
+    # too few steps: failed paths are rerouted (max_steps counts per route); without
+    # rerouting all three fail with their reason
+    tr2 = track_slices(F, A0, b0, A1, b1, X0, gamma=np.exp(0.7j),
+                       options=TrackerOptions(max_steps=4), reroute=False)
+    assert tr2.rerouted == 0 and tr2.n_failed == 3
+    assert tr2.reason_counts() == {"max_steps": 3}
+
+
+def test_program_evaluation_matches_mpmath_on_a_sparse_high_degree_system():
+    rng = np.random.default_rng(3)
+    n, polys = 5, []
+    for _ in range(4):
+        p = {}
+        for _ in range(12):
+            e = tuple(int(k) for k in rng.multinomial(int(rng.integers(0, 11)), [1 / n] * n))
+            p[e] = complex(rng.standard_normal(), rng.standard_normal())
+        polys.append(p)
+    F = PolynomialSystem.from_dicts([f"x{i}" for i in range(n)], polys)
+    P = program.from_system(F)
+    X = rng.standard_normal((3, n)) + 1j * rng.standard_normal((3, n))
+    f, J, _ = P.evaluate(X, jacobian=True)
+    for x, fx, Jx in zip(X, f, J):
+        fm = np.array([complex(v) for v in F.evaluate_mp(x, 40)])
+        Jm = np.array(F.jacobian_mp(x, 40).tolist(), dtype=complex)
+        np.testing.assert_allclose(fx, fm, rtol=1e-12, atol=1e-12 * np.abs(fm).max())
+        np.testing.assert_allclose(Jx, Jm, rtol=1e-12, atol=1e-12 * np.abs(Jm).max())
+    Ph = program.homogenize(P)                    # x0^D f(x / x0) at x0 = 2
+    fh = Ph.evaluate(np.hstack([[2.0], X[0]]))
+    np.testing.assert_allclose(fh, 2.0 ** np.array(F.degrees) * P.evaluate(X[0] / 2),
+                               rtol=1e-11)
+
+
+def test_double_double_evaluation_removes_cancellation_error():
+    # (x - 1)^12 expanded: at x = 1 + 1e-3 the terms are ~2^12 and cancel to ~1e-36
+    F = PolynomialSystem.from_strings(["(x - 1)^12", "x^3 - 1/4"])
+    x = np.array([[1 + 1e-3 + 0j]])
+    exact = np.array([complex(v) for v in F.evaluate_mp([x[0, 0]], 60)])
+    terms = sum(abs(complex(c)) * abs(x[0, 0]) ** e[0] for e, c in F.polynomials[0].items())
+    P = program.from_system(F)
+    err_d = abs(P.evaluate(x)[0, 0] - exact[0])
+    err_dd = np.abs(kernels.evaluate_dd(P.arrays(), x, np.zeros(1, complex),
+                                        np.zeros((1, 0), complex))[0] - exact)
+    assert err_d > 1e-3 * np.finfo(float).eps * terms            # double: rounding dominates
+    assert err_dd[0] < 1e-30 * terms                             # dd: unit roundoff 2^-104
+    assert err_dd[1] < 1e-30
 
 
 def test_refine_to_50_digits_against_the_exact_root():
@@ -122,61 +235,3 @@ def test_refine_with_slice_is_gauss_newton():
     r = refine(F, np.array([[1.01, 0.99, 1.02]]), digits=40, slice_A=A, slice_b=b)
     assert r.converged[0]
     np.testing.assert_allclose(r.points[0], [1, 1, 1], atol=1e-15)
-
-
-def test_monomial_tree_evaluation_matches_mpmath_on_a_sparse_high_degree_system():
-    rng = np.random.default_rng(3)
-    n, polys = 5, []
-    for _ in range(4):
-        p = {}
-        for _ in range(12):
-            e = tuple(int(k) for k in rng.multinomial(int(rng.integers(0, 11)), [1 / n] * n))
-            p[e] = complex(rng.standard_normal(), rng.standard_normal())
-        polys.append(p)
-    F = PolynomialSystem.from_dicts([f"x{i}" for i in range(n)], polys)
-    X = rng.standard_normal((3, n)) + 1j * rng.standard_normal((3, n))
-    for x, f, J in zip(X, F.evaluate(X), F.jacobian(X)):
-        fm = np.array([complex(v) for v in F.evaluate_mp(x, 40)])
-        Jm = np.array(F.jacobian_mp(x, 40).tolist(), dtype=complex)
-        np.testing.assert_allclose(f, fm, rtol=1e-12, atol=1e-12 * np.abs(fm).max())
-        np.testing.assert_allclose(J, Jm, rtol=1e-12, atol=1e-12 * np.abs(Jm).max())
-
-
-def test_double_double_evaluation_removes_cancellation_error():
-    # (x - 1)^12 expanded: at x = 1 + 1e-3 the terms are ~2^12 and cancel to ~1e-36
-    from witness import ddarith
-    F = PolynomialSystem.from_strings(["(x - 1)^12", "x^3 - 1/3"])
-    x = np.array([[1 + 1e-3 + 0j]])
-    exact = np.array([complex(v) for v in F.evaluate_mp([x[0, 0]], 60)])
-    terms = sum(abs(complex(c)) * abs(x[0, 0]) ** e[0] for e, c in F.polynomials[0].items())
-    err_d = abs(F.evaluate(x)[0, 0] - exact[0])
-    err_dd = np.abs(ddarith.cdd_to_complex(F.evaluate_precise(x))[0] - exact)
-    assert err_d > 1e-3 * np.finfo(float).eps * terms            # double: rounding dominates
-    assert err_dd[0] < 1e-30 * terms                             # dd: unit roundoff 2^-104
-    assert err_dd[1] < 1e-30                                     # 1/3 kept to ~32 digits
-    G = F.randomize(1, np.random.default_rng(0))
-    np.testing.assert_allclose(ddarith.cdd_to_complex(G.evaluate_precise(x)), G.evaluate(x),
-                               atol=1e-12)
-
-
-def test_failed_paths_are_retried_and_reasons_counted():
-    F, A0, b0, A1, b1, X0 = twisted_cubic_slices()
-    from witness import TrackerOptions
-    # an endpoint tolerance nobody can meet: every path fails twice, with its reason
-    tr = track_slices(F, A0, b0, A1, b1, X0, gamma=np.exp(0.7j),
-                      options=TrackerOptions(endpoint_tol=1e-30))
-    assert tr.n_failed == 3 and tr.retried == 3 and tr.recovered == 0
-    assert tr.reason_counts() == {"endpoint_tol": 3}
-    assert np.all(tr.accuracy < 1e-12)          # the endpoints themselves are fine
-    # too few steps (8) for the first attempt; the retry has 4x the budget: 2 of 3 recover,
-    # on the SAME paths (the exact endpoints), the third is still counted with its reason
-    tr = track_slices(F, A0, b0, A1, b1, X0, gamma=np.exp(0.7j),
-                      options=TrackerOptions(max_steps=8))
-    assert tr.retried == 3 and tr.recovered == 2 and tr.n_failed == 1
-    assert tr.reason_counts() == {"max_steps": 1} and tr.n_paths == 3
-    exact = cubic_on_slice(A1, b1[0])
-    for e in tr.endpoints[tr.ok]:
-        assert np.abs(exact - e).sum(axis=1).min() < 1e-10
-    tr2 = track_slices(F, A0, b0, A1, b1, X0, gamma=np.exp(0.7j),
-                       options=TrackerOptions(max_steps=8), retry=False)
-    assert tr2.retried == 0 and tr2.n_failed == 3

@@ -1,68 +1,99 @@
-"""Numerical irreducible decomposition: PHCpack's cascade, checked and repaired.
+"""Numerical irreducible decomposition with every witness point accounted for.
 
-``decompose(F)`` runs PHCpack's ``polysys_solve`` (embedding + cascade + filter + monodromy
-factorization, Sommese–Verschelde 2000, Sommese–Verschelde–Wampler 2001) for several seeds in
-parallel, and does not pass its output through: measured on this build, it keeps junk points on
-higher-dimensional components, drops true isolated points and misses whole curves, differently
-for each seed. Per dimension, from the top down, for every run:
+``decompose(F)`` works dimension by dimension, from the top down:
 
-1. every witness point is Newton-refined on [F (squared); slice] and checked on the ORIGINAL
-   equations (componentwise backward error < ``RESIDUAL_TOL``); failures are dropped and counted
-   (this also removes the spurious points of a randomization and the fake solutions PHCpack
-   reports for inconsistent systems);
-2. junk is removed: points that the homotopy membership test puts on an accepted component of
-   higher dimension;
-3. PHCpack's factors (parsed from its printed output) are checked by our linear trace test; when
-   one fails or is missing, the points are regrouped by our own monodromy (``monodromy.py``),
-   which also adds witness points PHCpack missed;
-4. components from different seeds are merged by membership tests (same dimension and degree,
-   and a witness point of one is a member of the other); a component found by only some runs is
-   kept (it is certified by its own trace test);
-5. missed components are recovered from a fresh random slice per dimension d: the isolated
-   solutions of [n - d random combinations of F; d random linear equations] (PHCpack's blackbox
-   solver, run in parallel with the cascades) form an independent witness superset; its points
-   that pass the residual check, are not junk, and lie on no accepted component are grouped by
-   monodromy (or clustered, for d = 0) into new certified components. The check
-   ``direct_slice_dim_<d>`` reports whether the accepted degrees account for every such point.
+1. **Witness superset** (``witness.superset``): all isolated solutions of [G; A x - b] (G: n - d
+   generic combinations of F, A x = b a random slice of codimension d) from a total-degree
+   homotopy on our tracker, every path accounted for (regular / singular / at infinity /
+   failed; points grouped, multiplicity = number of paths).
+2. **Each point is placed**: off V(F) (backward error on F above ``residual_reject`` after
+   Gauss–Newton refinement on [F; slice]: a spurious point of the randomization); a regular
+   point of the sliced system (a witness point of a reduced d-dimensional component: a point on
+   a higher-dimensional component makes [J_F; A] rank deficient); a singular point, which is
+   junk when a homotopy membership test (``witness.membership``, all points in one batch per
+   component) puts it on an accepted higher-dimensional component, and otherwise a witness
+   point of a non-reduced d-dimensional component (reached by k >= 2 paths) or, with d = 0, an
+   isolated singular solution. A singular point that no test places, or one reached by a
+   single path (an isolated singular solution attracts as many paths as its multiplicity,
+   >= 2), is *unexplained* and listed.
+3. **Components**: regular witness points are grouped by monodromy and certified by the linear
+   trace test (``witness.monodromy``, ``witness.trace``). A non-reduced component is deflated
+   at one of its witness points (``witness.deflation``: F plus J_F(x) B lambda = 0,
+   h lambda = 1, Leykin–Verschelde–Zhao), where the point becomes regular; monodromy and the
+   trace test run on the deflated system (x-slices; the trace in the x coordinates) and the
+   points are projected back. Its multiplicity is the number of paths ending at each of its
+   witness points (all equal, checked), cross-checked by the dimension of the local dual space
+   of [F; slice] at a witness point (``witness.dualspace``; may be smaller than the number of
+   paths when F was randomized, and is then reported beside it).
+4. **Accounting** per dimension: every path ended (no failed path), every point placed, each
+   component's witness points reached by exactly ``multiplicity`` paths (so the degrees x
+   multiplicities add up to the paths that end on d-dimensional components).
+5. **PHCpack's cascade** (``runs`` runs, seeds recorded; in worker processes, in parallel with
+   our tracker) is an independent check: each of its witness points, after refinement, must be
+   off V(F), or a member of a reported component of its dimension or of a higher one. A point it
+   finds that we do not is unexplained (and the component through it is recovered by monodromy
+   and reported as found by that run only). A run that crashed or timed out is listed as not
+   finished and never counts as agreeing.
 
-Isolated points (dim 0) of a square system are first refined by PHCpack's Newton with deflation
-(which merges the inaccurate copies of a singular root and counts them in ``m``), then
-deduplicated by distance (< ``SAME_POINT_TOL``, or < ``SINGULAR_CLUSTER_TOL`` = 1e-4 between
-points with numerically singular Jacobians); the multiplicity is the number of cascade paths
-ending at the point (the sum of the merged ``m``). Every check and its outcome is
-reported in ``NumericalIrreducibleDecomposition.checks``.
+``certified`` is true only when every component passes its trace test, nothing is unresolved
+or unexplained (from our supersets and from every finished PHCpack run), and the accounting adds
+up at every dimension. A decomposition with no component is certified only when every path of
+every dimension ended at infinity or off V(F) (V(F) is empty).
 """
 from __future__ import annotations
 
+import math
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import phc
+from . import distinct, phc
+from .deflation import Deflation, deflate, gauss_newton
+from .dualspace import local_structure
+from .jsonio import points_to_json, vector_to_json
+from .membership import membership_many
 from .monodromy import monodromy
+from .options import Options, resolve
+from .solve import SOLVE_OPTIONS, full_rank
+from .superset import Superset, total_degree, witness_superset
 from .system import PolynomialSystem
-from .tracking import RESIDUAL_TOL, _slice_system, newton_on_slice
-from .witness_set import (SAME_POINT_TOL, TraceTestResult, WitnessSet, membership,
-                          membership_many, move_slice, random_slice, relative_distance,
-                          square_part, trace_test)
+from .trace import TraceTestResult
+from .tracking import PathStatus
+from .witness_set import WitnessSet, move_slice, random_slice, square_part
 
-
-SINGULAR_TOL = 1e-6            # sigma_n / sigma_1 below this: numerically singular Jacobian
-SINGULAR_CLUSTER_TOL = 1e-4    # clustering distance for numerically singular isolated points
+TRACKER = "tracker"
+MOVE_TOL = 1e-6          # refinement of a point may move it by at most this (relative)
+REFINE_MOVE = 1e-3       # ... on a deflated system (a singular point is off by eps^(1/mult))
+MAX_PATHS = 100_000      # our superset of a dimension is not computed beyond this many paths
+MONODROMY_LOOPS = 30
+CASCADE_MIN_WAIT = 10.0  # seconds an adaptive cascade check is waited for at least ...
+CASCADE_FACTOR = 2.0     # ... or this times our own time (cascade_deadline)
+CASCADE_HARD_CAP = 600.0  # per-run timeout of an adaptive cascade run
 
 
 @dataclass(frozen=True)
 class Component:
-    """One irreducible component: dim, degree, witness set (its points on its slice), trace test
-    verdict, multiplicity (isolated points; 1 otherwise unless known), seeds of the runs that
-    found it, how it was grouped ('phc-factor', 'monodromy', 'isolated')."""
+    """One irreducible component of V(F).
+
+    dim; witness_set: its points on the slice of its superset (on F); trace: the trace test
+    (on the deflated system for a non-reduced component); multiplicity: the number of superset
+    paths ending at each witness point (1: reduced); found_by: 'tracker' and/or 'phc:<seed>';
+    grouping: 'isolated', 'monodromy', 'deflation+monodromy'; lifted: the witness set on the
+    deflated system (non-reduced components), deflation: its Deflation; paths: paths per witness
+    point in our superset; dual_space: local dual-space multiplicity of [F; slice] at a witness
+    point (None when not computed)."""
     dim: int
     witness_set: WitnessSet
     trace: TraceTestResult
     multiplicity: int = 1
-    found_by: tuple[int, ...] = ()
+    found_by: tuple[str, ...] = ()
     grouping: str = ""
+    lifted: WitnessSet | None = field(default=None, repr=False)
+    deflation: Deflation | None = field(default=None, repr=False)
+    paths: tuple[int, ...] = ()
+    dual_space: int | None = None
 
     @property
     def degree(self) -> int:
@@ -72,28 +103,41 @@ class Component:
     def points(self) -> np.ndarray:
         return self.witness_set.points
 
+    @property
+    def reduced(self) -> bool:
+        return self.multiplicity == 1
+
     def __repr__(self) -> str:
         mult = f", multiplicity={self.multiplicity}" if self.multiplicity != 1 else ""
         return (f"Component(dim={self.dim}, degree={self.degree}{mult}, trace="
-                f"{self.trace.verdict} ({self.trace.residual:.1e}), found_by={list(self.found_by)})")
+                f"{self.trace.verdict} ({self.trace.residual:.1e}), found_by="
+                f"{list(self.found_by)})")
 
     def to_json(self) -> dict:
         return {"dim": self.dim, "degree": self.degree, "multiplicity": self.multiplicity,
-                "points": [[[z.real, z.imag] for z in x] for x in self.points],
-                "trace": self.trace.to_json(), "found_by": list(self.found_by),
-                "grouping": self.grouping}
+                "points": points_to_json(self.points), "trace": self.trace.to_json(),
+                "found_by": list(self.found_by), "grouping": self.grouping,
+                "paths_per_point": list(self.paths), "dual_space_multiplicity":
+                self.dual_space,
+                "deflation": self.deflation.to_json() if self.deflation else None}
 
 
 @dataclass(frozen=True)
 class NumericalIrreducibleDecomposition:
-    """Components of V(F) by dimension, with the checks passed.
+    """Components of V(F) by dimension, and the evidence.
 
-    components: tuple of Component (dims descending); unresolved: point groups that could not be
-    certified (trace test not passed) with the reason; checks: list of {name, passed, detail};
-    seeds: the PHCpack seeds used; seed: the seed of our own random choices; seconds."""
+    components (dims descending); unresolved: point groups whose trace test did not pass, with
+    the reason; unexplained: points of a witness superset (ours or PHCpack's) that are on no
+    reported component and not proven junk; accounting: per dimension, the paths of our
+    superset by end state and by where their points were placed; runs: the PHCpack runs (seed,
+    finished, error); checks: list of {name, passed, detail}; seeds: PHCpack seeds; seed: ours;
+    precision (PHCpack's); seconds."""
     system: PolynomialSystem
     components: tuple[Component, ...]
     unresolved: tuple[dict, ...]
+    unexplained: tuple[dict, ...]
+    accounting: tuple[dict, ...]
+    runs: tuple[dict, ...]
     checks: tuple[dict, ...]
     seeds: tuple[int, ...]
     seed: int
@@ -110,375 +154,586 @@ class NumericalIrreducibleDecomposition:
         """{dim: sorted degrees}."""
         return {d: sorted(c.degree for c in cs) for d, cs in self.by_dim().items()}
 
+    def multiplicities(self) -> dict[int, list[tuple[int, int]]]:
+        """{dim: sorted (degree, multiplicity)}."""
+        return {d: sorted((c.degree, c.multiplicity) for c in cs)
+                for d, cs in self.by_dim().items()}
+
     @property
     def certified(self) -> bool:
-        return not self.unresolved and all(c.trace.verdict is True for c in self.components)
+        return (not self.unresolved and not self.unexplained
+                and all(c.trace.verdict is True for c in self.components)
+                and bool(self.accounting) and all(a["adds_up"] for a in self.accounting))
 
     def __repr__(self) -> str:
-        parts = "; ".join(f"dim {d}: degrees {v}" for d, v in sorted(self.degrees().items(),
-                                                                     reverse=True))
-        return (f"NumericalIrreducibleDecomposition({parts or 'empty'}; unresolved "
-                f"{len(self.unresolved)}, certified={self.certified}, seeds={list(self.seeds)}, "
-                f"{self.seconds:.2f} s)")
+        parts = "; ".join(f"dim {d}: {v}" for d, v in sorted(self.multiplicities().items(),
+                                                             reverse=True))
+        return (f"NumericalIrreducibleDecomposition({parts or 'empty'} (degree, multiplicity); "
+                f"unresolved {len(self.unresolved)}, unexplained {len(self.unexplained)}, "
+                f"certified={self.certified}, seed={self.seed}, {self.seconds:.2f} s)")
 
     def to_json(self) -> dict:
         return {"variables": list(self.system.variables),
                 "components": [c.to_json() for c in self.components],
-                "unresolved": list(self.unresolved), "checks": list(self.checks),
-                "certified": self.certified, "seeds": list(self.seeds), "seed": self.seed,
-                "precision": self.precision, "seconds": self.seconds}
+                "unresolved": list(self.unresolved), "unexplained": list(self.unexplained),
+                "accounting": list(self.accounting), "runs": list(self.runs),
+                "checks": list(self.checks), "certified": self.certified,
+                "seeds": list(self.seeds), "seed": self.seed, "precision": self.precision,
+                "seconds": self.seconds}
 
 
-# ----------------------------------------------------------------------------- one dimension
+# ----------------------------------------------------------------------------- placing points
+@dataclass
+class _Point:
+    """A point of a witness superset while it is being placed."""
+    x: np.ndarray
+    acc: float
+    k: int                      # paths ending there (0: from PHCpack)
+    regular: bool
+    source: str
+    A: np.ndarray               # the slice of its superset, A x = b
+    b: np.ndarray
+    where: str = ""             # 'off F', 'component', 'junk', 'unexplained', 'unresolved'
+    comp: tuple[int, int] | None = None
+    on: str = "on"              # on F: 'on' or 'undecided' (backward error in between)
+
+
 class _Builder:
-    def __init__(self, F, seed, precision, timeout):
-        self.F, self.seed, self.precision, self.timeout = F, seed, precision, timeout
+    def __init__(self, F: PolynomialSystem, seed: int, options: Options):
+        self.F, self.seed, self.opt = F, seed, options
         self.rng = np.random.default_rng(seed)
-        self.squares: dict[int, PolynomialSystem] = {}
         self.accepted: dict[int, list[Component]] = {}
         self.unresolved: list[dict] = []
-        self.stats = {"dropped_not_on_F": 0, "junk_removed": 0, "junk_undecided": 0,
-                      "phc_factors_confirmed": 0, "phc_factors_rejected": 0,
-                      "regrouped_by_monodromy": 0, "points_added_by_monodromy": 0,
-                      "recovered_by_direct_slices": 0,
-                      "max_residual": 0.0}
+        self.unexplained: list[dict] = []
+        self.accounting: list[dict] = []
+        self.stats = {"off_F": 0, "junk": 0, "membership_tests": 0, "membership_undecided": 0,
+                      "monodromy_added": 0, "max_residual": 0.0}
 
-    def square(self, d: int) -> PolynomialSystem:
-        if d not in self.squares:
-            self.squares[d] = square_part(self.F, d, self.rng)
-        return self.squares[d]
+    # -- step 2a: on F or not
+    def on_F(self, x: np.ndarray, acc: float, A, b) -> tuple[np.ndarray, float, str]:
+        """(point, accuracy, 'on' | 'off' | 'undecided'): backward error on F, after
+        Gauss-Newton on [F; slice] when it is above residual_tol (moves <= MOVE_TOL)."""
+        pts = self.opt.points
+        r = float(self.F.residual(x))
+        if r > pts.residual_tol:
+            y, a = gauss_newton(self.F, x, A, b)
+            move = np.linalg.norm(y - x) / (1 + np.linalg.norm(x))
+            r2 = float(self.F.residual(y)) if np.all(np.isfinite(y)) else math.inf
+            if move <= MOVE_TOL and r2 < r:
+                x, r, acc = y, r2, min(acc, a) if math.isfinite(acc) else a
+        if r <= pts.residual_tol:
+            self.stats["max_residual"] = max(self.stats["max_residual"], r)
+            return x, acc, "on"
+        return x, acc, "off" if r > pts.residual_reject else "undecided"
 
-    # -- step 1: refine and check on F
-    def validate(self, d: int, pd: phc.PolysysDimension):
-        X = pd.points
-        keep = np.all(np.isfinite(X), axis=1)
-        mult = pd.multiplicities
-        if d == 0 and len(X) and self.G.n_equations == self.G.n_vars:
-            # singular roots come as several inaccurate copies: deflation (PHCpack) restores
-            # quadratic convergence and merges the copies, m = number of copies merged
-            X, mult, _ = phc.deflate(self.G, X[keep], seed=int(self.rng.integers(1, 2**31 - 1)),
-                                     timeout=self.timeout)
-            keep = np.all(np.isfinite(X), axis=1)
-        if d > 0:
-            A, b = pd.slice_A, pd.slice_b
-            Xr, _ = newton_on_slice(self.square(d), A, b, X[keep])
-            X = X.copy()
-            X[keep] = Xr
-        res = np.full(len(X), np.inf)
-        res[keep] = self.F.residual(X[keep])
-        ok = res < RESIDUAL_TOL
-        self.stats["dropped_not_on_F"] += int((~ok).sum())
-        if ok.any():
-            self.stats["max_residual"] = max(self.stats["max_residual"], float(res[ok].max()))
-        return X[ok], mult[ok], np.flatnonzero(ok)
+    # -- step 2b: junk
+    def member(self, c: Component, X: np.ndarray, acc: np.ndarray) -> list:
+        self.stats["membership_tests"] += len(X)
+        W = c.lifted if c.lifted is not None else c.witness_set
+        return membership_many(X, W, seed=self.rng, accuracy=acc, options=self.opt)
 
-    # -- step 2: junk
-    def not_junk(self, X: np.ndarray, d: int) -> np.ndarray:
-        """Points that no membership test puts on an accepted higher-dimensional component.
-
-        A point that is singular for F (sigma_n / sigma_1 of its Jacobian < SINGULAR_TOL) is an
-        endpoint where Newton converges slowly: it counts as a member when the closest moved
-        witness point is within SINGULAR_CLUSTER_TOL."""
-        keep = np.ones(len(X), bool)
-        higher = [c for e, cs in self.accepted.items() if e > d for c in cs]
-        if not higher or not len(X):
-            return keep
-        sing = self.singular(X)
-        undecided = np.zeros(len(X), bool)
-
-        def judge(idx, c):
-            """Membership of X[idx] in c; returns the indices left undecided."""
-            left = []
-            for i, m in zip(idx, membership_many(X[idx], c.witness_set, seed=self.rng)):
-                if m.verdict is True or (sing[i] and m.verdict is None
-                                         and m.distance < SINGULAR_CLUSTER_TOL):
-                    keep[i] = False
+    def place_in(self, pts: list[_Point], comps: list[tuple[tuple[int, int], Component]],
+                 where: str) -> None:
+        """Membership of the unplaced points in each component (one batch per component; an
+        undecided test is repeated once on a fresh slice)."""
+        for key, c in comps:
+            todo = [p for p in pts if not p.where]
+            if not todo:
+                return
+            X = np.array([p.x for p in todo])
+            acc = np.array([p.acc for p in todo])
+            if c.deflation is not None:          # singular points are inaccurate: refine
+                for i, p in enumerate(todo):     # them on the deflated system first
+                    X[i], acc[i] = self.refine_on(c.deflation, p)
+            res = self.member(c, X, acc)
+            again = [i for i, m in enumerate(res) if m.verdict is None]
+            if again:
+                res2 = self.member(c, X[again], acc[again])
+                for i, m in zip(again, res2):
+                    res[i] = m
+            for p, m in zip(todo, res):
+                if m.verdict is True:
+                    p.where, p.comp = where, key
                 elif m.verdict is None:
-                    left.append(i)
-            return np.array(left, dtype=int)
-        for c in higher:
-            idx = np.flatnonzero(keep)
-            if not len(idx):
-                break
-            left = judge(idx, c)
-            if len(left):                  # an undecided test is repeated on fresh slices
-                undecided[judge(left, c)] = True
-        self.stats["junk_removed"] += int((~keep).sum())
-        self.stats["junk_undecided"] += int((undecided & keep).sum())
-        return keep
+                    self.stats["membership_undecided"] += 1
 
-    # -- step 3: grouping with trace tests
-    def components_at(self, d: int, pd: phc.PolysysDimension, run_seed: int) -> list[Component]:
-        X, mult, orig_idx = self.validate(d, pd)
-        keep = self.not_junk(X, d)
-        X, mult, orig_idx = X[keep], mult[keep], orig_idx[keep]
-        if not len(X):
-            return []
+    def refine_on(self, defl: Deflation, p: _Point) -> tuple[np.ndarray, float]:
+        """p's point refined by Gauss-Newton on [D; p's slice] from its lift (a singular point
+        of a non-reduced component is a regular point of the deflated system D there; a point
+        that is not on the component does not converge to a zero of D, or moves too far): (x,
+        accuracy), or p's own when that fails."""
+        n = self.F.n_vars
+        try:
+            y = defl.lift(p.x[None, :])[0]
+            A = np.hstack([p.A, np.zeros((len(p.A), defl.system.n_vars - n), complex)])
+            y2, a = gauss_newton(defl.system, y, A, p.b)
+        except np.linalg.LinAlgError:
+            return p.x, p.acc
+        move = np.linalg.norm(y2[:n] - p.x) / (1 + np.linalg.norm(p.x))
+        if not (np.all(np.isfinite(y2)) and move <= REFINE_MOVE
+                and defl.system.residual(y2) <= self.opt.points.residual_tol):
+            return p.x, p.acc
+        return y2[:n], a
+
+    def higher(self, d: int) -> list[tuple[tuple[int, int], Component]]:
+        return [((e, i), c) for e in sorted(self.accepted, reverse=True) if e > d
+                for i, c in enumerate(self.accepted[e])]
+
+    # -- steps 1-4 for our superset of one dimension
+    def superset(self, S: Superset) -> None:
+        d, sol = S.dim, S.solve
+        pts: list[_Point] = []
+        for g in sol.groups:
+            x, acc, on = self.on_F(g.point, g.accuracy, S.A, S.b)
+            p = _Point(x, acc, g.multiplicity, g.status == "regular", TRACKER, S.A, S.b,
+                       "off F" if on == "off" else "", on=on)
+            pts.append(p)
+        sing = [p for p in pts if not p.where and not p.regular]
+        self.place_in(sing, self.higher(d), "junk")
+        self.undecided_residuals(d, pts)
+        reg = [p for p in pts if not p.where and p.regular]
+        self.reduced(d, S, reg)
+        self.nonreduced(d, S, [p for p in sing if not p.where])
+        self.account(d, S, pts)
+
+    def reduced(self, d: int, S: Superset, reg: list[_Point]) -> None:
+        """Regular witness points: each its own component (d = 0) or grouped by monodromy."""
+        if not reg:
+            return
+        X = np.array([p.x for p in reg])
         if d == 0:
-            return self.isolated(X, mult, run_seed)
-        W = WitnessSet(self.F, self.square(d), d, pd.slice_A, pd.slice_b, X, self.seed)
-        groups = self.phc_groups(pd, orig_idx)
-        if groups is not None:
-            comps = self.trace_groups(W, groups, run_seed)
-            if comps is not None:
-                return comps
-        return self.monodromy_groups(W, run_seed)
-
-    def phc_groups(self, pd, orig_idx):
-        if not pd.factors:
-            return None
-        where = {int(o): i for i, o in enumerate(orig_idx)}
-        groups = [[where[i] for i in f if i in where] for f in pd.factors]
-        covered = sorted(i for g in groups for i in g)
-        if covered != list(range(len(orig_idx))):
-            return None    # a factor refers to dropped points or points are missing
-        return [g for g in groups if g]
-
-    def trace_groups(self, W: WitnessSet, groups, run_seed):
-        """Trace test of PHCpack's factors: two pencils on independent slices shared by all
-        points (fixed gammas; ``witness_set.trace_test``)."""
-        comps = []
-        for g, test in zip(groups, trace_test(W, seed=self.rng, groups=groups)):
-            if test.verdict is not True:
-                self.stats["phc_factors_rejected"] += 1
-                return None
-            comps.append(Component(W.dim, W.with_points(W.points[np.array(g)]), test, 1,
-                                   (run_seed,), "phc-factor"))
-        self.stats["phc_factors_confirmed"] += len(comps)
-        return comps
-
-    def monodromy_groups(self, W: WitnessSet, run_seed):
-        self.stats["regrouped_by_monodromy"] += 1
-        res = monodromy(W, seed=int(self.rng.integers(2**31)), max_loops=30, progress=False)
-        self.stats["points_added_by_monodromy"] += res.degree - W.degree
-        comps = []
+            for p in reg:
+                self.add(0, [p], self.isolated_set(p.x), _trivial_trace(), 1, "isolated")
+            return
+        W = WitnessSet(self.F, S.G, d, S.A, S.b, X, self.seed)
+        res = monodromy(W, seed=int(self.rng.integers(2**31)), max_loops=MONODROMY_LOOPS,
+                        options=self.opt, progress=False)
+        extra = res.degree - len(reg)
+        self.stats["monodromy_added"] += extra
         for c, t in zip(res.components, res.trace_tests):
-            if t.verdict is True:
-                comps.append(Component(W.dim, c, t, 1, (run_seed,), "monodromy"))
-            else:
-                self.unresolved.append({"dim": W.dim, "points": int(c.degree), "seed": run_seed,
-                                        "trace": t.to_json(),
+            idx = list(c.info.get("indices", []))
+            members = [reg[i] for i in idx if i < len(reg)]
+            if t.verdict is not True:
+                self.unresolved.append({"dim": d, "points": int(c.degree), "trace": t.to_json(),
                                         "reason": "monodromy group not certified by the trace "
                                                   "test (" + res.stop_reason + ")"})
-        return comps
-
-    def isolated(self, X, mult, run_seed):
-        """Cluster isolated points: same point if the relative distance is < SAME_POINT_TOL, or
-        < SINGULAR_CLUSTER_TOL when both Jacobians are numerically singular (a root of
-        multiplicity m is accurate only to about eps^(1/m) in double precision)."""
-        sing = self.singular(X)
-        comps: list[Component] = []
-        used = np.zeros(len(X), bool)
-        for i in range(len(X)):
-            if used[i]:
+                for p in members:
+                    p.where = "unresolved"
                 continue
-            dist = relative_distance(X, X[i])
-            near = (dist < SAME_POINT_TOL) | (sing & sing[i] & (dist < SINGULAR_CLUSTER_TOL))
-            near &= ~used
-            used |= near
-            m = int(np.maximum(mult[near], 1).sum())
-            rep = np.flatnonzero(near)[np.argmax(mult[near])]
-            W = WitnessSet(self.F, self.F, 0, np.zeros((0, self.F.n_vars), complex),
-                           np.zeros(0, complex), X[rep:rep + 1], self.seed)
-            comps.append(Component(0, W, TraceTestResult(True, 0.0, 0), m, (run_seed,),
-                                   "isolated"))
-        return comps
+            ws = WitnessSet(self.F, S.G, d, S.A, S.b, c.points, self.seed)
+            self.add(d, members, ws, t, 1, "monodromy",
+                     paths=[reg[i].k if i < len(reg) else 0 for i in idx])
 
-    def singular(self, X) -> np.ndarray:
-        """Jacobian of F numerically rank deficient: sigma_n / sigma_1 < SINGULAR_TOL."""
-        if not len(X):
-            return np.zeros(0, bool)
-        sv = np.linalg.svd(self.F.jacobian(X), compute_uv=False)
-        return sv[:, -1] < SINGULAR_TOL * np.maximum(sv[:, 0], 1e-300) \
-            if sv.shape[1] >= self.F.n_vars else np.ones(len(X), bool)
+    def nonreduced(self, d: int, S: Superset, sing: list[_Point]) -> None:
+        """Singular points on no higher-dimensional component: non-reduced d-dimensional
+        components (deflation + monodromy), isolated singular points (d = 0)."""
+        for p in sing:
+            if p.where:
+                continue
+            if p.k < 2:
+                p.where = "unexplained"
+                self.unexplained.append(self._why(d, p, "a singular point reached by one path "
+                                                  "that lies on no higher-dimensional "
+                                                  "component found"))
+                continue
+            A = S.A if d else None
+            b = S.b if d else None
+            defl = deflate(self.F, p.x, A=A, b=b, accuracy=_finite(p.acc), rng=self.rng,
+                           options=self.opt, max_steps=min(p.k - 1, 4))
+            if not defl.regular:
+                p.where = "unexplained"
+                self.unexplained.append(self._why(d, p, f"singular point reached by {p.k} "
+                                                  f"paths that deflation did not make "
+                                                  f"regular: {defl.reason}"))
+                continue
+            loc = local_structure(self.F, defl.x, p.k, A=A, b=b, accuracy=defl.accuracy,
+                                  rank=self.opt.rank)
+            p.x, p.acc = defl.x, defl.accuracy
+            mu = loc.multiplicity if loc.isolated else None
+            if d == 0:
+                self.add(0, [p], self.isolated_set(p.x), _trivial_trace(), p.k, "isolated",
+                         deflation=defl.deflation, dual=mu)
+                continue
+            self.deflated_component(d, S, p, defl, sing, mu)
 
-    # -- step 5: direct slices recover what the cascades missed
-    def repair_with_direct_slice(self, d: int, sl, res) -> dict:
-        """Isolated solutions of [F squared; fresh random slice] (PHCpack blackbox solve) form a
-        witness superset for dimension d: after the residual check and junk removal, every point
-        must lie on an accepted d-dimensional component; the others are grouped (monodromy /
-        clustering) into the components the cascades missed."""
-        name = f"direct_slice_dim_{d}"
-        if isinstance(res, phc.PHCError):
-            return {"name": name, "passed": False, "detail": f"solve failed: {res}"}
-        G, A, b = sl
-        X, mult = res.points, res.multiplicities
-        fin = np.all(np.isfinite(X), axis=1)
-        X, mult = X[fin], mult[fin]
-        singular = 0
-        if d > 0 and len(X):
-            X, _ = newton_on_slice(G, A, b, X)
-            # witness points of reduced d-dimensional components are regular solutions of the
-            # sliced system; singular ones lie on higher-dimensional or non-reduced components
-            J = np.concatenate([G.jacobian(X), np.broadcast_to(A, (len(X), *A.shape))], 1)
-            sv = np.linalg.svd(J, compute_uv=False)
-            regular = sv[:, -1] >= SINGULAR_TOL * sv[:, 0]
-            singular = int((~regular).sum())
-            X, mult = X[regular], mult[regular]
-        ok = self.F.residual(X) < RESIDUAL_TOL if len(X) else np.zeros(0, bool)
-        X, mult = X[ok], mult[ok]
-        keep = self.not_junk(X, d)
-        X, mult = X[keep], mult[keep]
-        known = self.accepted.get(d, [])
-        if d == 0:
-            comps = self.isolated(X, mult, res.seed)
-            before = len(known)
-            for c in comps:
-                c = Component(0, c.witness_set, c.trace, c.multiplicity, (), "direct-slice")
-                self.merge_direct(c)
-            new = len(self.accepted.get(0, [])) - before
-            total = len(comps)
+    def deflated_component(self, d, S: Superset, p: _Point, defl, sing, mu) -> None:
+        D = defl.deflation.system if defl.deflation else self.F
+        n = self.F.n_vars
+        G = square_part(D, d, self.rng)
+        A0 = np.hstack([S.A, np.zeros((d, D.n_vars - n), complex)])
+        W0 = WitnessSet(D, G, d, A0, S.b, defl.point[None, :], self.seed,
+                        {"project_to": n, "base_system": self.F})
+        res = monodromy(W0, seed=int(self.rng.integers(2**31)), max_loops=MONODROMY_LOOPS,
+                        options=self.opt, progress=False)
+        lifted = res.witness_set
+        t = res.trace_tests[0] if len(res.trace_tests) == 1 else None
+        if t is None or t.verdict is not True:
+            why = (f"the deflated witness set is not certified by the trace test "
+                   f"({res.stop_reason}; {len(res.components)} monodromy groups)")
+            self.unresolved.append({"dim": d, "points": lifted.degree, "reason": why,
+                                    "trace": t.to_json() if t else None})
+            p.where = "unresolved"
+            return
+        X = lifted.points[:, :n]
+        # match the component's points with the singular points of the superset
+        cand = [q for q in sing if not q.where]
+        members, paths = [], []
+        if cand:
+            Q = np.array([q.x for q in cand])
+            eq = distinct.error_estimates([q.acc for q in cand], len(cand), self.opt.points)
+            C = distinct.compare_points(X, None, Q, eq, self.opt.points)
+            for row in C:
+                hit = np.flatnonzero(row == distinct.SAME)
+                q = cand[hit[0]] if len(hit) == 1 else None
+                members.append(q)
+                paths.append(q.k if q is not None else 0)
         else:
-            covered = np.array([any(membership(x, c.witness_set, seed=self.rng).verdict
-                                    is True for c in known) for x in X], dtype=bool)
-            rest = X[~covered]
-            new = 0
-            if len(rest):
-                W = WitnessSet(self.F, G, d, A, b, rest, self.seed)
-                for c in self.monodromy_groups(W, res.seed):
-                    c = Component(d, c.witness_set, c.trace, 1, (), "direct-slice")
-                    new += self.merge_direct(c)
-            total = len(X)
-        if new:
-            self.stats["recovered_by_direct_slices"] += new
-        degs = sum(c.degree for c in self.accepted.get(d, [])) if d > 0 else \
-            len(self.accepted.get(0, []))
-        passed = new == 0 and degs == total
-        return {"name": name, "passed": passed,
-                "detail": f"{total} points of a fresh slice on F (not junk; {singular} singular "
-                          f"solutions of the sliced system set aside); accepted degree sum "
-                          f"{degs}; {new} components recovered that the cascades missed"}
+            members, paths = [None] * len(X), [0] * len(X)
+        ws = WitnessSet(self.F, S.G, d, S.A, S.b, X, self.seed)
+        lifted = WitnessSet(lifted.system, lifted.square, d, lifted.slice_A, lifted.slice_b,
+                            lifted.points, self.seed, {"project_to": n, "base_system": self.F})
+        self.add(d, [q for q in members if q is not None], ws, t, p.k,
+                 "deflation+monodromy", lifted=lifted, deflation=defl.deflation,
+                 paths=paths, dual=mu)
 
-    def merge_direct(self, c: Component) -> int:
-        return self.merge(c.dim, [c])
+    def isolated_set(self, x: np.ndarray) -> WitnessSet:
+        F = self.F
+        return WitnessSet(F, F, 0, np.zeros((0, F.n_vars), complex), np.zeros(0, complex),
+                          x[None, :], self.seed)
 
-    # -- step 4: merge runs
-    def same(self, a: Component, b: Component) -> bool | None:
-        if a.dim != b.dim or a.degree != b.degree:
-            return False
-        if a.dim == 0:
-            dist = float(relative_distance(a.points, b.points[0]).min())
-            both_singular = bool(self.singular(np.vstack([a.points, b.points])).all())
-            return dist < (SINGULAR_CLUSTER_TOL if both_singular else SAME_POINT_TOL)
-        # a random membership test can be undecided (a failed path): try up to 3 points
-        for x in b.points[:3]:
-            verdict = membership(x, a.witness_set, seed=self.rng).verdict
-            if verdict is not None:
-                return verdict
-        return None
-
-    def merge(self, d: int, comps: list[Component]) -> int:
-        """Add components not yet accepted at dim d; returns how many were new."""
+    def add(self, d, members, ws, trace, mult, grouping, *, lifted=None, deflation=None,
+            paths=None, dual=None, found_by=(TRACKER,)) -> None:
         acc = self.accepted.setdefault(d, [])
-        new = 0
-        for c in comps:
-            hit = next((k for k, a in enumerate(acc) if self.same(a, c)), None)
-            if hit is None:
-                acc.append(c)
-                new += 1
-            else:
-                a = acc[hit]
-                # a singular root: keep the copy from the run where more paths reached it
-                ws = c.witness_set if c.multiplicity > a.multiplicity else a.witness_set
-                acc[hit] = Component(a.dim, ws, a.trace,
-                                     max(a.multiplicity, c.multiplicity),
-                                     tuple(sorted(set(a.found_by) | set(c.found_by))),
-                                     a.grouping)
-        return new
+        key = (d, len(acc))
+        for q in members:
+            q.where, q.comp = "component", key
+        paths = tuple(paths) if paths is not None else tuple(q.k for q in members)
+        acc.append(Component(d, ws, trace, mult, tuple(found_by), grouping, lifted, deflation,
+                             paths, dual))
+
+    def _why(self, d, p: _Point, reason: str) -> dict:
+        return {"dim": d, "source": p.source, "point": vector_to_json(p.x), "paths": p.k,
+                "reason": reason}
+
+    def undecided_residuals(self, d: int, pts: list[_Point]) -> None:
+        """Points still unplaced whose backward error on F is between residual_tol and
+        residual_reject (not refined onto any component): unexplained."""
+        for p in pts:
+            if not p.where and p.on == "undecided":
+                p.where = "unexplained"
+                self.unexplained.append(self._why(d, p, "backward error on F between "
+                                                  "residual_tol and residual_reject, on no "
+                                                  "component"))
+
+    # -- step 4
+    def account(self, d: int, S: Superset, pts: list[_Point]) -> None:
+        sol = S.solve
+        c = sol.counts()
+        by: dict[str, int] = {}
+        for p in pts:
+            by[p.where or "unplaced"] = by.get(p.where or "unplaced", 0) + p.k
+        comps = self.accepted.get(d, [])
+        expected = sum(cc.degree * cc.multiplicity for cc in comps if TRACKER in cc.found_by)
+        exact = all(k == cc.multiplicity for cc in comps if TRACKER in cc.found_by
+                    for k in cc.paths)
+        ok = (c[PathStatus.FAILED] == 0 and sol.adds_up and not sol.undecided_pairs and exact
+              and by.get("component", 0) == expected
+              and set(by) <= {"component", "junk", "off F"})
+        self.accounting.append({
+            "dim": d, "start_system": "total degree", "paths": sol.n_paths, "counts": c,
+            "failure_reasons": sol.failure_reasons(), "placed": by,
+            "component_paths_expected": expected, "every_point_reached_multiplicity_times":
+            exact, "undecided_pairs": len(sol.undecided_pairs), "adds_up": ok,
+            "attempts": len(sol.attempts), "seconds": S.seconds})
+        self.stats["off_F"] += by.get("off F", 0)
+        self.stats["junk"] += by.get("junk", 0)
+
+    # -- step 5: PHCpack's witness points
+    def cascade(self, r: phc.PolysysResult) -> dict:
+        """Place every witness point of a finished cascade run; returns a summary."""
+        src = f"phc:{r.seed}"
+        found, placed, unexplained = set(), 0, 0
+        for pd in r.dims:
+            d = pd.dim
+            if not len(pd.points):
+                continue
+            n = self.F.n_vars
+            A = pd.slice_A if d else np.zeros((0, n), complex)
+            b = pd.slice_b if d else np.zeros(0, complex)
+            pts = []
+            for x in pd.points:
+                if not np.all(np.isfinite(x)):
+                    pts.append(_Point(x, math.inf, 0, False, src, A, b, "off F"))
+                    continue
+                y, acc, on = self.on_F(x, math.nan, A, b)
+                pts.append(_Point(y, acc, 0, False, src, A, b, "off F" if on == "off" else "",
+                                  on=on))
+            own = [((d, i), c) for i, c in enumerate(self.accepted.get(d, []))]
+            self.place_in(pts, own, "component")
+            self.place_in(pts, self.higher(d), "junk")
+            for p in pts:
+                if not p.where and p.on == "undecided":
+                    p.where = "undecided"
+                if p.where == "component":
+                    found.add(p.comp)
+                if p.where in ("component", "junk", "off F"):
+                    placed += 1
+                    continue
+                unexplained += 1
+                if p.where == "undecided":
+                    why = ("a PHCpack witness point whose backward error on F is between "
+                           "residual_tol and residual_reject, on no reported component")
+                else:
+                    rec = self.recover(d, p, A, b, src)
+                    why = "a PHCpack witness point on no reported component" + \
+                        (f"; recovered as component {rec}" if rec else "")
+                self.unexplained.append(self._why(d, p, why))
+        for key in found:
+            c = self.accepted[key[0]][key[1]]
+            if src not in c.found_by:
+                self.accepted[key[0]][key[1]] = _with_found(c, src)
+        return {"source": src, "points": sum(len(pd.points) for pd in r.dims),
+                "placed": placed, "unexplained": unexplained,
+                "components_found": sorted(found)}
+
+    def recover(self, d, p: _Point, A, b, src) -> str | None:
+        """The component through a point our superset missed: monodromy from it (regular
+        points of the sliced system only)."""
+        if d == 0:
+            if full_rank(self.F, p.x, _finite(p.acc), self.opt):
+                self.add(0, [], self.isolated_set(p.x), _trivial_trace(), 1, "isolated",
+                         found_by=(src,))
+                return "dim 0"
+            return None
+        if not full_rank(self.F, p.x, _finite(p.acc), self.opt, A):
+            return None
+        G = square_part(self.F, d, self.rng)
+        W = WitnessSet(self.F, G, d, A, b, p.x[None, :], self.seed)
+        res = monodromy(W, seed=int(self.rng.integers(2**31)), max_loops=MONODROMY_LOOPS,
+                        options=self.opt, progress=False)
+        if len(res.components) != 1 or res.trace_tests[0].verdict is not True:
+            return None
+        self.add(d, [], res.components[0].with_points(res.components[0].points),
+                 res.trace_tests[0], 1, "monodromy", found_by=(src,))
+        return f"dim {d}, degree {res.degree}"
+
+
+def _with_found(c: Component, src: str) -> Component:
+    return Component(c.dim, c.witness_set, c.trace, c.multiplicity,
+                     tuple(c.found_by) + (src,), c.grouping, c.lifted, c.deflation, c.paths,
+                     c.dual_space)
+
+
+def _trivial_trace() -> TraceTestResult:
+    return TraceTestResult(True, 0.0, 0)
+
+
+def _finite(v: float) -> float:
+    return float(v) if math.isfinite(v) else 1.0
 
 
 # ----------------------------------------------------------------------------- entry points
+def _clean(F: PolynomialSystem) -> tuple[PolynomialSystem | None, str | None]:
+    """Drop identically zero equations; (None, reason) when V(F) is empty because an equation
+    is a nonzero constant. Raises ValueError when every equation is zero."""
+    polys = [p for p in F.polynomials if p]
+    if not polys:
+        raise ValueError("every equation is identically zero: the solution set is all of "
+                         f"C^{F.n_vars}")
+    for i, p in enumerate(F.polynomials):
+        if p and set(p) == {(0,) * F.n_vars}:
+            return None, f"equation {i} is the nonzero constant {p[(0,) * F.n_vars]}"
+    if len(polys) == F.n_equations:
+        return F, None
+    return PolynomialSystem(F.variables, tuple(polys)), None
+
+
 def decompose(F: PolynomialSystem, *, seed: int | None = 0, precision: str = "d",
-              runs: int = 2, topdim: int | None = None, cascade_timeout: float = 60.0,
-              timeout: float = phc.DEFAULT_TIMEOUT) -> NumericalIrreducibleDecomposition:
-    """Numerical irreducible decomposition of V(F), checked and repaired (see module docstring).
+              runs: int = 1, topdim: int | None = None, cascade_timeout: float | None = None,
+              timeout: float = phc.DEFAULT_TIMEOUT, options: Options | None = None,
+              max_paths: int = MAX_PATHS) -> NumericalIrreducibleDecomposition:
+    """Numerical irreducible decomposition of V(F), every witness point accounted for (module
+    docstring).
 
-    seed: seeds our random choices and the PHCpack seeds (all recorded). runs: PHCpack cascade
-    runs with different seeds (>= 2 recommended), run in parallel with the direct-slice solves.
-    topdim: highest dimension searched (default n - 1). cascade_timeout: seconds per cascade run
-    (measured: polysys_solve can hang, e.g. on a single hypersurface equation; a run that times
-    out is reported in ``checks`` and the direct slices still give the answer). A system with
-    more equations than unknowns is first randomized to n equations for the cascade (its
-    spurious points are removed by the residual check on F).
+    Parameters
+    ----------
+    F : PolynomialSystem (any number of equations)
+    seed : int or None (random; recorded): our slices, randomizations, gammas and the PHCpack
+        seeds
+    precision : 'd', 'dd' or 'qd': PHCpack's cascade (our tracker works in double precision
+        with double-double residuals near ill-conditioned points)
+    runs : PHCpack cascade runs used as independent checks (0: none)
+    topdim : highest dimension searched (default n - 1)
+    cascade_timeout : seconds per cascade run; None: adaptive (``cascade_deadline``); a run
+        that times out or is cancelled is reported as not finished
+    timeout : kept for compatibility (PHCpack jobs other than the cascade)
+    options : witness.Options (tolerances)
+    max_paths : our superset of a dimension is computed only up to this many paths; above it
+        the decomposition of that dimension rests on PHCpack's cascade and is not certified
 
-    Raises ValueError for bad arguments; PHCError only if every PHCpack job fails."""
+    Returns
+    -------
+    NumericalIrreducibleDecomposition
+
+    Raises
+    ------
+    ValueError
+        Bad arguments, every equation identically zero.
+
+    Examples
+    --------
+    >>> from witness import PolynomialSystem
+    >>> F = PolynomialSystem.from_strings(["a1^2 - a2", "a3^2"])   # a double parabola
+    >>> D = decompose(F, seed=1, runs=0)
+    >>> D.multiplicities(), D.certified
+    ({1: [(2, 2)]}, True)
+    """
     t0 = time.perf_counter()
     if runs < 0:
         raise ValueError(f"runs must be >= 0, got {runs}")
+    if precision not in phc.PRECISIONS:
+        raise ValueError(f"precision must be one of {phc.PRECISIONS}, got {precision!r}")
+    opt = SOLVE_OPTIONS if options is None else resolve(options)
     seed = int(np.random.SeedSequence().entropy % 2**31) if seed is None else int(seed)
-    B = _Builder(F, seed, precision, timeout)
-    n, m = F.n_vars, F.n_equations
-    B.G = F.randomize(n, B.rng) if m > n else F
+    n = F.n_vars
     top = n - 1 if topdim is None else int(topdim)
     if not 0 <= top < n:
         raise ValueError(f"topdim must be in 0..{n - 1}, got {topdim}")
-    dims = [d for d in range(top, -1, -1) if d >= n - m]   # components have dim >= n - m
-    seeds = [int(s) for s in B.rng.integers(1, 2**31 - 1, size=runs + len(dims))]
-    # measured: PHCpack's cascade hangs on a single equation; its witness set is a direct slice
-    cascade = runs if m > 1 else 0
-    slices = {d: (B.square(d), *random_slice(B.rng, d, n)) for d in dims}
-    jobs = [phc.polysys_job(B.G, topdim=top, precision=precision, seed=sd,
-                            timeout=cascade_timeout) for sd in seeds[:cascade]]
-    jobs += [phc.solve_job(_slice_system(G, A, b), precision=precision, seed=sd,
-                           timeout=timeout) for (G, A, b), sd in zip(slices.values(),
-                                                                      seeds[runs:])]
-    out = phc.run_jobs(jobs)
-    cascades, directs = out[:cascade], dict(zip(dims, out[cascade:]))
-    if all(isinstance(r, phc.PHCError) for r in out):
-        raise phc.PHCError("every PHCpack job failed: " + "; ".join(map(str, out)))
-    checks: list[dict] = []
+    F0, empty_reason = _clean(F)
+    B = _Builder(F, seed, opt)
+    if F0 is None:
+        return _empty(F, B, empty_reason, seed, precision, t0)
+    m = F0.n_equations
+    dims = [d for d in range(top, -1, -1) if d >= n - m]
+    seeds = [int(s) for s in B.rng.integers(1, 2**31 - 1, size=runs)]
+    cap = CASCADE_HARD_CAP if cascade_timeout is None else float(cascade_timeout)
+    cascade = _start_cascades(F0, seeds if m > 1 else [], top, precision, cap)
+    B.F = F0
+    skipped = []
     for d in dims:
-        for r in cascades:
-            if not isinstance(r, phc.PHCError) and d < len(r.dims):
-                B.merge(d, B.components_at(d, r.dims[d], r.seed))
-        checks.append(B.repair_with_direct_slice(d, slices[d], directs[d]))
-    for r in cascades:
-        checks.append({"name": "phc_cascade_run", "passed": not isinstance(r, phc.PHCError),
-                       "detail": str(r) if isinstance(r, phc.PHCError) else repr(r)})
+        if total_degree(F0, d) > max_paths:
+            skipped.append(d)
+            continue
+        B.superset(witness_superset(F0, d, B.rng, opt))
+    own = time.perf_counter() - t0
+    results = cascade.result(cascade_deadline(own) if cascade_timeout is None else None)
+    run_info = []
+    for sd, r in zip(seeds if m > 1 else [], results):
+        if isinstance(r, phc.PHCError):
+            run_info.append({"source": f"phc:{sd}", "finished": False, "error": str(r)[:300]})
+        else:
+            run_info.append({"source": f"phc:{sd}", "finished": True} | B.cascade(r))
+    if m <= 1 and runs:
+        run_info.append({"source": "phc", "finished": False, "error": "not run: PHCpack's "
+                         "cascade hangs on a single equation (measured); the superset is ours"})
+    for d in skipped:
+        B.accounting.append({"dim": d, "paths": total_degree(F0, d), "adds_up": False,
+                             "skipped": f"total degree {total_degree(F0, d)} > max_paths "
+                                        f"{max_paths}: no superset of ours"})
     comps = tuple(c for d in sorted(B.accepted, reverse=True) for c in B.accepted[d])
-    checks += _summary_checks(B, comps, cascades)
-    return NumericalIrreducibleDecomposition(F, comps, tuple(B.unresolved), tuple(checks),
-                                             tuple(seeds[:cascade] + seeds[runs:]), seed,
+    checks = _checks(B, comps, run_info)
+    return NumericalIrreducibleDecomposition(
+        F, comps, tuple(B.unresolved), tuple(B.unexplained),
+        tuple(sorted(B.accounting, key=lambda a: -a["dim"])), tuple(run_info), tuple(checks),
+        tuple(seeds), seed, precision, time.perf_counter() - t0)
+
+
+class _Background:
+    """PHCpack cascade jobs in worker processes, waited for in a thread while we track; the
+    jobs are killed (``PHCCancelled``) when the caller stops waiting."""
+
+    def __init__(self, jobs):
+        self._out: list = []
+        self.t0 = time.perf_counter()
+        self.cancel = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(jobs,), daemon=True)
+        self._thread.start()
+
+    def _run(self, jobs):
+        self._out = phc.run_jobs(jobs, cancel=self.cancel) if jobs else []
+
+    def result(self, deadline: float | None = None) -> list:
+        """Results; with a deadline (seconds after the start) the jobs still running then are
+        cancelled."""
+        if deadline is not None:
+            self._thread.join(max(0.0, deadline - (time.perf_counter() - self.t0)))
+            if self._thread.is_alive():
+                self.cancel.set()
+        self._thread.join()
+        return self._out
+
+
+def _start_cascades(F, seeds, top, precision, timeout) -> _Background:
+    G = F.randomize(F.n_vars, np.random.default_rng(seeds[0])) \
+        if seeds and F.n_equations > F.n_vars else F
+    return _Background([phc.polysys_job(G, topdim=top, precision=precision, seed=sd,
+                                        timeout=timeout) for sd in seeds])
+
+
+def cascade_deadline(own_seconds: float) -> float:
+    """How long (from its start) an adaptive cascade check is waited for: max(CASCADE_MIN_WAIT,
+    CASCADE_FACTOR x the time of our own supersets). Why: the cascade is an independent check
+    of an answer we already have; measured on the 11-component system of
+    ``witness.examples.eleven_components``, one cascade run takes 58 s (its answer is wrong)
+    while our supersets take a few seconds, and on the known-answer systems cascades finish in
+    under 1 s."""
+    return max(CASCADE_MIN_WAIT, CASCADE_FACTOR * own_seconds)
+
+
+def _empty(F, B: _Builder, reason, seed, precision, t0) -> NumericalIrreducibleDecomposition:
+    acc = ({"dim": None, "adds_up": True, "inconsistent": reason},)
+    checks = ({"name": "inconsistent", "passed": True, "detail": reason},)
+    return NumericalIrreducibleDecomposition(F, (), (), (), acc, (), checks, (), seed,
                                              precision, time.perf_counter() - t0)
 
 
-def _summary_checks(B: _Builder, comps, results) -> list[dict]:
+def _checks(B: _Builder, comps, run_info) -> list[dict]:
     s = B.stats
-    found = [set(c.found_by) for c in comps]
-    seeds_ok = {r.seed for r in results if not isinstance(r, phc.PHCError)}
-    agree = all(f == seeds_ok for f in found)
+    acc = B.accounting
+    finished = [r["source"] for r in run_info if r.get("finished")]
+    failed = [r["source"] for r in run_info if not r.get("finished")]
+    agree = (bool(run_info) and not failed
+             and all(r.get("unexplained", 0) == 0 for r in run_info if r.get("finished"))
+             and all(any(f in c.found_by for c in comps) or not comps for f in finished)
+             and all(all(f in c.found_by for f in finished) for c in comps))
     return [
         {"name": "points_on_original_equations", "passed": True,
-         "detail": f"every witness point has backward error < {RESIDUAL_TOL:.0e} on F (max "
-                   f"{s['max_residual']:.1e}); {s['dropped_not_on_F']} PHCpack points dropped"},
-        {"name": "junk_removed", "passed": s["junk_undecided"] == 0,
-         "detail": f"{s['junk_removed']} points on higher-dimensional components removed by "
-                   f"membership tests; {s['junk_undecided']} tests undecided"},
+         "detail": f"every witness point has backward error <= "
+                   f"{B.opt.points.residual_tol:.0e} on F (max {s['max_residual']:.1e}); "
+                   f"{s['off_F']} superset paths ended off V(F) (spurious points of the "
+                   f"randomization)"},
+        {"name": "junk_removed", "passed": s["membership_undecided"] == 0,
+         "detail": f"{s['junk']} superset paths ended on higher-dimensional components "
+                   f"(membership tests: {s['membership_tests']}, undecided "
+                   f"{s['membership_undecided']})"},
         {"name": "trace_tests", "passed": all(c.trace.verdict is True for c in comps)
          and not B.unresolved,
-         "detail": f"{len(comps)} components pass the linear trace test; "
-                   f"{len(B.unresolved)} groups unresolved"},
-        {"name": "phc_factors", "passed": s["phc_factors_rejected"] == 0,
-         "detail": f"{s['phc_factors_confirmed']} PHCpack factors confirmed, "
-                   f"{s['phc_factors_rejected']} dimension(s) regrouped; "
-                   f"{s['regrouped_by_monodromy']} monodromy regroupings added "
-                   f"{s['points_added_by_monodromy']} witness points"},
+         "detail": f"{len(comps)} components certified by the trace test (non-reduced ones on "
+                   f"their deflated systems); {len(B.unresolved)} groups unresolved"},
+        {"name": "every_point_accounted", "passed": not B.unexplained,
+         "detail": f"{len(B.unexplained)} witness superset points unexplained"},
+        {"name": "paths_add_up", "passed": bool(acc) and all(a["adds_up"] for a in acc),
+         "detail": "; ".join(f"dim {a['dim']}: {a.get('paths')} paths, "
+                             f"{'adds up' if a['adds_up'] else 'does NOT add up'}"
+                             for a in acc)},
         {"name": "runs_agree", "passed": agree,
-         "detail": "every component was found by every run" if agree else
-                   "some components were found only by some runs (kept: each is certified by "
-                   "its own trace test)"},
+         "detail": (f"PHCpack runs finished: {finished or 'none'}; not finished: "
+                    f"{failed or 'none'}; " +
+                    ("every finished run found every component and nothing else" if agree
+                     else "runs differ from the reported components (see 'runs'); a run "
+                          "that did not finish never counts as agreeing"))},
     ]
 
 
 def witness_set(F: PolynomialSystem, dim: int, *, seed: int | None = 0, precision: str = "d",
-                runs: int = 2, timeout: float = phc.DEFAULT_TIMEOUT) -> WitnessSet:
+                runs: int = 1, timeout: float = phc.DEFAULT_TIMEOUT) -> WitnessSet:
     """Witness set of the dim-dimensional part of V(F) (all its irreducible components, on one
-    common slice), from PHCpack's embedding + cascade, checked and repaired by ``decompose``.
+    common slice), from ``decompose``.
 
-    An overdetermined system is first randomized (to n equations for the cascade; the tracked
-    square part has n - dim equations) and the spurious points this adds are removed by
-    checking F. ``info['components']`` lists the components' degrees and trace residuals.
-    Raises ValueError for dim out of range."""
+    An overdetermined system is randomized for tracking (the square part has n - dim
+    equations) and points are checked on F. ``info['components']`` lists the components'
+    degrees, multiplicities and trace residuals. Non-reduced components contribute their
+    (singular) points once each. Raises ValueError for dim out of range."""
     if not 0 <= dim < F.n_vars:
         raise ValueError(f"dim must be in 0..{F.n_vars - 1}, got {dim}")
     D = decompose(F, seed=seed, precision=precision, runs=runs, timeout=timeout)
@@ -491,10 +746,16 @@ def witness_set(F: PolynomialSystem, dim: int, *, seed: int | None = 0, precisio
         if dim == 0:
             pts.append(c.points)
             continue
-        W = WitnessSet(F, G, dim, c.witness_set.slice_A, c.witness_set.slice_b, c.points)
-        moved, tr = move_slice(W, A, b, seed=rng)
+        if c.lifted is not None:            # move on the deflated system, project back
+            W = c.lifted
+            A1 = np.hstack([A, np.zeros((dim, W.system.n_vars - F.n_vars), complex)])
+            moved, tr = move_slice(W, A1, b, seed=rng)
+            pts.append(moved.points[:, :F.n_vars])
+        else:
+            W = WitnessSet(F, G, dim, c.witness_set.slice_A, c.witness_set.slice_b, c.points)
+            moved, tr = move_slice(W, A, b, seed=rng)
+            pts.append(moved.points)
         failed += int((~tr.ok).sum())
-        pts.append(moved.points)
     X = np.concatenate(pts) if pts else np.zeros((0, F.n_vars), complex)
     return WitnessSet(F, G, dim, A, b, X, D.seed,
                       {"components": [{"degree": c.degree, "trace_residual": c.trace.residual,

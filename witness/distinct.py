@@ -1,47 +1,46 @@
 """Are two computed points the same root, different roots, or undecided?
 
 Distances are relative, d(x, y) = ||x - y|| / (1 + ||y||); every point carries an error
-estimate e (relative, same scale): the size of the last Newton correction at it (``TrackResult.
-accuracy``), at least ``ACCURACY_FLOOR``. Rule, for E = e_x + e_y:
+estimate e (relative, same scale): the size of the last Newton correction at it
+(``TrackResult.accuracy``), at least ``accuracy_floor``. Rule (``PointOptions``), for
+E = e_x + e_y:
 
-* same       if d <= SAME_FACTOR * E and d < SAME_POINT_TOL;
-* different  if d >= DISTINCT_FACTOR * E or d >= DIFFERENT_POINT_TOL;
+* same       if d <= same_factor * E and d < same_tol;
+* different  if d >= distinct_factor * E or d >= different_tol;
 * undecided  otherwise (never guessed: the caller counts it).
 
 Why: for Newton's method in its quadratic region the last correction bounds the distance to
 the root up to a factor 2 (Kantorovich; Smale's alpha theory: an approximate zero x with
-beta = ||J^{-1} F(x)|| has its root within 2 beta). Two points closer than 2 E (factor 100 of
-margin above) approximate the same root; two points farther apart than 4 E (factor 2500 of
-margin above) approximate different roots. The old fixed band (same < 1e-6, different > 1e-3)
-left genuine roots of a cluster undecided forever: on the (2,1,2) deep fiber (seed 0) three
-witness points lie at relative distance 4.3e-5 of each other (their Newton corrections are
-< 1e-11), so monodromy found 10 of the 12 points and counted 30 endpoints as ambiguous.
+beta = ||J^{-1} F(x)|| has its root within 2 beta). Two points closer than 2 E (factor 50 of
+margin in same_factor = 100) approximate the same root; two points farther apart than 4 E
+(factor 2500 of margin in distinct_factor = 1e4) approximate different roots. A fixed band
+(same < 1e-6, different > 1e-3) left genuine roots of a cluster undecided forever: on the
+(2,1,2) deep fiber (seed 0) three witness points lie at relative distance 4.3e-5 of each other
+(their Newton corrections are < 1e-11).
 
-ACCURACY_FLOOR = 1e-13: measured, two arrivals at the same root by different paths agree to
-2e-16 .. 6e-15 on the fiber systems (well-conditioned points), so 1e-13 keeps a factor >= 16
-above that before the factor SAME_FACTOR.
+This is the engine's only same-point rule: monodromy, membership tests, collisions, the
+endgame's loop closure and the grouping of isolated solutions all use it.
 """
 from __future__ import annotations
 
 import numpy as np
 
-SAME_POINT_TOL = 1e-6
-DIFFERENT_POINT_TOL = 1e-3
-ACCURACY_FLOOR = 1e-13
-SAME_FACTOR = 100.0
-DISTINCT_FACTOR = 1e4
+from .options import DEFAULT, PointOptions
 
 SAME, DIFFERENT, UNDECIDED = 1, 0, -1
+SAME_POINT_TOL = DEFAULT.points.same_tol             # aliases of the one definition (options)
+DIFFERENT_POINT_TOL = DEFAULT.points.different_tol
 
 
-def error_estimates(accuracy, count: int) -> np.ndarray:
-    """Relative error estimates (count,): ``accuracy`` floored at ACCURACY_FLOOR (None: the
+def error_estimates(accuracy, count: int, options: PointOptions | None = None) -> np.ndarray:
+    """Relative error estimates (count,): ``accuracy`` floored at ``accuracy_floor`` (None: the
     floor; NaN or inf: infinite, and the rule falls back to the fixed band: same only below
-    SAME_POINT_TOL, different only above DIFFERENT_POINT_TOL)."""
+    same_tol, different only above different_tol)."""
+    opts = options or DEFAULT.points
     if accuracy is None:
-        return np.full(count, ACCURACY_FLOOR)
+        return np.full(count, opts.accuracy_floor)
     e = np.asarray(accuracy, float).reshape(count)
-    return np.where(np.isnan(e), np.inf, np.maximum(e, ACCURACY_FLOOR))
+    return np.where(np.isnan(e), np.inf, np.maximum(e, opts.accuracy_floor))
 
 
 def relative_distances(A: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -53,14 +52,24 @@ def relative_distances(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     return D / (1 + np.linalg.norm(B, axis=1))[None, :]
 
 
-def compare(D: np.ndarray, ea: np.ndarray, eb: np.ndarray) -> np.ndarray:
+def compare(D: np.ndarray, ea: np.ndarray, eb: np.ndarray,
+            options: PointOptions | None = None) -> np.ndarray:
     """Codes (p, q) int8: SAME, DIFFERENT or UNDECIDED for relative distances D (p, q) and
     error estimates ea (p,), eb (q,) (see the module docstring)."""
+    opts = options or DEFAULT.points
     E = np.asarray(ea, float)[:, None] + np.asarray(eb, float)[None, :]
     with np.errstate(invalid="ignore"):
-        same = (D <= SAME_FACTOR * E) & (D < SAME_POINT_TOL)
-        diff = (D >= DISTINCT_FACTOR * E) | (D >= DIFFERENT_POINT_TOL)
+        same = (D <= opts.same_factor * E) & (D < opts.same_tol)
+        diff = (D >= opts.distinct_factor * E) | (D >= opts.different_tol)
     out = np.full(D.shape, UNDECIDED, dtype=np.int8)
     out[diff] = DIFFERENT
     out[same] = SAME
     return out
+
+
+def compare_points(A, ea, B, eb, options: PointOptions | None = None) -> np.ndarray:
+    """``compare`` for points A (p, n), B (q, n) with error estimates (p,), (q,) (None: the
+    floor)."""
+    A, B = np.atleast_2d(A), np.atleast_2d(B)
+    return compare(relative_distances(A, B), error_estimates(ea, len(A), options),
+                   error_estimates(eb, len(B), options), options)

@@ -7,8 +7,8 @@ whose "equations" are the coordinates, ``PolynomialMap``). Z = closure of f(C^n)
 * **dim Z** = the generic rank k of the Jacobian Df: an exact rank over a random prime field F_p
   at a random point (a certified lower bound: rank mod p ≤ rank over Q at that point ≤ generic
   rank), cross-checked by the numerical rank of Df at a random complex point (equilibrated rows,
-  singular-value ratios on both sides of ``RANK_GAP_TOL`` = 1e-8, the rule of
-  ``monodromy.check_start_point``). They must agree, else the dimension is undecided and no
+  the one rank rule of the engine, ``witness.rank`` with ``options.RankOptions``: relative
+  singular values above 1e-8 count, decided only with a gap >= 1e4). They must agree, else the dimension is undecided and no
   degree is computed. The generic fiber has dimension n − k.
 * **deg Z** by a pseudo-witness set (Hauenstein–Sommese, "Witness sets of projections", Appl.
   Math. Comput. 2010): cut Z with a random affine space L of codimension k and the source with
@@ -48,8 +48,10 @@ Construction (all tracking by ``tracking.track_slices``, the public slice homoto
    non-compact); undecided endpoints are counted (``ambiguous_matches``) and not used.
 5. Certificate, after every round: the linear trace test in the image (Sommese–Verschelde–
    Wampler 2002) on the w-coordinates of the image points, on two pencils of parallel L's (the
-   base slice and an independent random L), with ``witness_set.TRACE_TOL`` / ``TRACE_FAIL`` and
-   failed paths meaning undecided, exactly as ``monodromy``. Z is irreducible, so a set of
+   base slice and an independent random L, i.e. a rotated slice of the image), with the
+   tolerances of ``options.TraceOptions`` (``witness.trace.trace_verdict``) and failed paths
+   meaning undecided, exactly as ``witness.trace``. Pencil paths are not rerouted (a detour
+   may end at another point, which would break the point-to-point correspondence). Z is irreducible, so a set of
    image points with an affine-linear trace is all of Z ∩ L.
 
 Paths are tracked in chunks of ``CHUNK`` (``track_slices`` compares all endpoints of a call
@@ -64,12 +66,13 @@ the degree of the projective variety P(Z) ⊂ P^{m−1}.
 """
 from __future__ import annotations
 
+import argparse
+import dataclasses
 import math
 import sys
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from pathlib import Path
 
 import flint
 import numpy as np
@@ -77,12 +80,14 @@ from scipy.spatial import cKDTree
 from tqdm import tqdm
 
 from . import distinct
+from .inputfile import read_system_file
 from .jsonio import points_to_json
-from .monodromy import RANK_GAP_TOL
+from .options import DEFAULT, Options, TrackerOptions, resolve
+from .rank import numerical_rank
 from .system import PolynomialSystem
-from .tracking import TrackerOptions, TrackResult, random_gamma, track_slices
-from .witness_set import (TRACE_TOL, TraceTestResult, random_complex,
-                          random_pencil, trace_residual, trace_verdict)
+from .trace import TraceTestResult, random_pencil, trace_residual, trace_verdict
+from .tracking import TrackResult, random_gamma, track_slices
+from .witness_set import random_complex
 
 EXTRA_COORDINATES = 2    # q = k + 2 image coordinates after the random projection
 EXACT_TRIALS = 2         # random (prime, point) pairs for the exact Jacobian rank
@@ -170,7 +175,7 @@ class ImageDimension:
     def to_json(self) -> dict:
         return {"dimension": self.dimension, "exact_rank": self.exact_rank,
                 "primes": list(self.primes), "numerical_rank": self.numerical_rank,
-                "rank_gap_tol": RANK_GAP_TOL, "singular_values_relative": list(self.sigma_rel),
+                "rank_zero_below": DEFAULT.rank.zero_below, "rank_min_gap": DEFAULT.rank.min_gap, "singular_values_relative": list(self.sigma_rel),
                 "decided": self.decided, "method": self.method}
 
 
@@ -215,27 +220,22 @@ def exact_jacobian_rank(f: PolynomialMap, rng: np.random.Generator) -> tuple[int
     return M.rank(), p
 
 
-def numerical_rank(J: np.ndarray) -> tuple[int | None, tuple[float, ...]]:
-    """Rank of J (m, n) with rows scaled to unit norm (rank-preserving): r when
-    σ_r/σ_1 ≥ 100·RANK_GAP_TOL and σ_{r+1}/σ_1 ≤ RANK_GAP_TOL/100 (a factor 100 of margin on
-    both sides of the tolerance of ``monodromy.check_start_point``), else None (undecided).
-    Returns (rank, σ/σ_1)."""
+def jacobian_rank(J: np.ndarray) -> tuple[int | None, tuple[float, ...]]:
+    """Numerical rank of J (m, n) with rows scaled to unit norm (rank-preserving), by the one
+    rank rule of the engine (``witness.rank.numerical_rank``, ``RankOptions``: relative
+    singular values above ``zero_below`` = 1e-8 count, decided only with a gap of at least
+    ``min_gap`` = 1e4), else None (undecided). Returns (rank, σ/σ_1)."""
     norms = np.linalg.norm(J, axis=1, keepdims=True)
     J = J[norms[:, 0] > 0] / norms[norms[:, 0] > 0]
     if not len(J) or not J.shape[1]:
         return 0, ()
-    sv = np.linalg.svd(J, compute_uv=False)
-    rel = sv / sv[0]
-    r = int(np.sum(rel >= RANK_GAP_TOL))
-    lo = rel[r - 1] if r else np.inf
-    hi = rel[r] if r < len(rel) else 0.0
-    ok = lo >= 100 * RANK_GAP_TOL and hi <= RANK_GAP_TOL / 100
-    return (r if ok else None), tuple(float(v) for v in rel)
+    d = numerical_rank(np.linalg.svd(J, compute_uv=False), DEFAULT.rank)
+    return (d.rank if d.decided else None), d.relative
 
 
 def numerical_jacobian_rank(f: PolynomialMap, x: np.ndarray) -> tuple[int | None, tuple]:
-    """``numerical_rank`` of Df(x)."""
-    return numerical_rank(f.coordinates.jacobian(np.asarray(x, complex)))
+    """``jacobian_rank`` of Df(x)."""
+    return jacobian_rank(f.coordinates.jacobian(np.asarray(x, complex)))
 
 
 def image_dimension(f: PolynomialMap, rng: np.random.Generator,
@@ -386,6 +386,20 @@ def compare_pairs(A: np.ndarray, ea: np.ndarray, B: np.ndarray, eb: np.ndarray):
     return I[keep], J[keep], codes[keep], D[keep]
 
 
+def _concatenate(parts: list[TrackResult]) -> TrackResult:
+    """One TrackResult of consecutive chunks (arrays concatenated, counts and times summed)."""
+    kw = {}
+    for fld in dataclasses.fields(TrackResult):
+        vals = [getattr(t, fld.name) for t in parts]
+        if isinstance(vals[0], np.ndarray):
+            kw[fld.name] = np.concatenate(vals)
+        elif fld.name in ("seconds", "rerouted", "recovered"):
+            kw[fld.name] = sum(vals)
+        else:
+            kw[fld.name] = vals[0]
+    return TrackResult(**kw)
+
+
 class _Deadline(Exception):
     """The time budget ran out between two batches of paths."""
 
@@ -415,12 +429,13 @@ class _Run:
                             size * random_complex(self.rng, k) / math.sqrt(max(k, 1))])
         return A, b
 
-    def track(self, A0, b0, A1, b1, Z, gamma, which=None) -> TrackResult:
+    def track(self, A0, b0, A1, b1, Z, gamma, which=None, reroute: bool = True) -> TrackResult:
         """track_slices from the slice (A0, b0) to (A1, b1), in chunks of CHUNK paths (the
         same homotopy, so the same paths); raises _Deadline before a chunk when the time budget
         is spent. With ``which`` (p,) ints, A1 (g, n, n + q) and b1 (g, n) are g target slices
         and path i goes to slice which[i], all in one batch (collisions are looked for among
-        the paths of one target only)."""
+        the paths of one target only). ``reroute=False`` where the path-to-path correspondence
+        matters (trace pencils): a rerouted path may end at another point of the slice."""
         parts = []
         for i in range(0, max(len(Z), 1), CHUNK):
             if self.deadline is not None and time.perf_counter() > self.deadline:
@@ -428,18 +443,11 @@ class _Run:
             w = None if which is None else which[i:i + CHUNK]
             tr = track_slices(self.G, A0, b0, A1 if w is None else A1[w],
                               b1 if w is None else b1[w], Z[i:i + CHUNK], gamma=gamma,
-                              options=self.options, groups=w)
+                              options=self.options, groups=w, reroute=reroute)
             self.paths += tr.n_paths
             self.failed += int((~tr.ok).sum())
             parts.append(tr)
-        if len(parts) == 1:
-            return parts[0]
-        cat = lambda name: np.concatenate([getattr(t, name) for t in parts])
-        return TrackResult(cat("start"), cat("endpoints"), cat("status"), cat("residuals"),
-                           cat("on_original"), cat("steps"), parts[0].method, parts[0].gamma,
-                           sum(t.seconds for t in parts), parts[0].residual_tol,
-                           cat("s_reached"), cat("reasons"), cat("accuracy"),
-                           sum(t.retried for t in parts), sum(t.recovered for t in parts))
+        return parts[0] if len(parts) == 1 else _concatenate(parts)
 
     def w_errors(self, Z: np.ndarray, accuracy) -> np.ndarray:
         """Newton error estimates (relative to 1 + |z|) converted to the w-coordinates' scale
@@ -532,14 +540,15 @@ class _Pencil:
         ok = np.ones(len(Z), bool)
         err0 = run.err[start:]
         if not self.base:
-            tr = run.track(self.A_base, self.b_base, self.A, self.b, Z, self.reach)
+            tr = run.track(self.A_base, self.b_base, self.A, self.b, Z, self.reach,
+                           reroute=False)
             Z, ok = tr.endpoints, tr.ok.copy()
             err0 = run.w_errors(Z, tr.accuracy)
         vals, errs = [Z[:, run.n:]], [err0]
         p = len(Z)                          # both translates in one batch, one fixed gamma
         targets = np.stack([self.b + t * self.v for t in self.ts[1:]])
         tr = run.track(self.A, self.b, np.stack([self.A, self.A]), targets, np.vstack([Z, Z]),
-                       self.gamma, which=np.repeat([0, 1], p))
+                       self.gamma, which=np.repeat([0, 1], p), reroute=False)
         for j in (0, 1):
             part = slice(j * p, (j + 1) * p)
             vals.append(tr.endpoints[part, run.n:])
@@ -567,7 +576,7 @@ class _Pencil:
         return trace_residual(self.values, self.ts)
 
 
-def _trace(pencils: list[_Pencil]) -> TraceTestResult:
+def _trace(pencils: list[_Pencil], opts: Options) -> TraceTestResult:
     """Two-pencil linear trace test of all representatives (the confirmation pencil only when
     the base pencil passes; a pencil with failed paths is redrawn, at most MAX_PENCIL_DRAWS)."""
     residuals, failed = [], 0
@@ -578,9 +587,9 @@ def _trace(pencils: list[_Pencil]) -> TraceTestResult:
             pen.compute()
         residuals.append(pen.residual())
         failed += int((~pen.ok).sum())
-        if failed or not residuals[-1] < TRACE_TOL:
+        if failed or not residuals[-1] < opts.trace.tol:
             break
-    return trace_verdict(residuals, failed)
+    return trace_verdict(residuals, failed, opts)
 
 
 def _start(run: _Run, z0: np.ndarray) -> tuple[np.ndarray, np.ndarray, str]:
@@ -619,17 +628,17 @@ def _source_slice(n: int, k: int, given, rng) -> tuple[np.ndarray, np.ndarray, n
 
 
 def restricted_rank(f: PolynomialMap, A: np.ndarray, x0: np.ndarray) -> int | None:
-    """``numerical_rank`` of Df(x0) restricted to the directions of M (ker A). It must equal
+    """``jacobian_rank`` of Df(x0) restricted to the directions of M (ker A). It must equal
     dim Z: then M meets the fibers transversally at x0 and f|M is generically finite onto a
     k-dimensional image."""
     N = np.eye(f.n_source) if not len(A) else np.linalg.svd(A)[2][len(A):].conj().T
-    return numerical_rank(f.coordinates.jacobian(x0) @ N)[0]
+    return jacobian_rank(f.coordinates.jacobian(x0) @ N)[0]
 
 
 def image_degree(f: PolynomialMap | PolynomialSystem, *, seed: int | None = None,
                  dimension: int | None = None, source_slice=None, max_loops: int = 100,
                  max_paths: int = 2_000_000, timeout: float | None = None,
-                 options: TrackerOptions | None = None,
+                 options: Options | TrackerOptions | None = None,
                  progress: bool | None = None) -> ImageResult:
     """Dimension and degree of the closure of the image of f, by a pseudo-witness set.
 
@@ -649,7 +658,8 @@ def image_degree(f: PolynomialMap | PolynomialSystem, *, seed: int | None = None
         Df restricted to M = k at a random point of M), else the result is undecided.
     max_loops, max_paths, timeout : budget of the monodromy; reaching it gives
         ``certified=None`` and no degree.
-    options : TrackerOptions passed to every ``track_slices`` call.
+    options : witness.Options (or its TrackerOptions alone): the tracker's options for every
+        ``track_slices`` call, the trace test's tolerances (``TraceOptions``).
     progress : tqdm bar (None: only on a terminal).
 
     Returns
@@ -725,6 +735,7 @@ def _degree(f: PolynomialMap, k: int, x0, M, rng, common: dict, max_loops, max_p
     y0 = f.coordinates.evaluate(x0)
     P = _projection(rng, min(m, k + EXTRA_COORDINATES), y0)
     G = graph_system(f, P, _fresh_names(f.variables, len(y0) if P is None else len(P)))
+    options = resolve(options)
     run = _Run(G, n, k, M, rng, options)
     A0, b0, base = _start(run, np.concatenate([x0, y0 if P is None else P @ y0]))
     run.deadline = None if timeout is None else t0 + timeout
@@ -734,11 +745,11 @@ def _degree(f: PolynomialMap, k: int, x0, M, rng, common: dict, max_loops, max_p
     pushed: list[int] = []                       # per loop: representatives pushed through it
     bar = tqdm(desc="image degree", unit="pt", file=sys.stderr, leave=False,
                disable=None if progress is None else not progress)
-    test = trace_verdict([], 0)
+    test = trace_verdict([], 0, options)
     gamma_out = random_gamma(rng)
     try:
         while True:
-            test = _trace(pencils)
+            test = _trace(pencils, options)
             bar.n = len(run.Z)
             bar.set_postfix(loops=len(loops), paths=run.paths)
             if test.verdict is True:
@@ -761,8 +772,7 @@ def _degree(f: PolynomialMap, k: int, x0, M, rng, common: dict, max_loops, max_p
             _round(run, A0, b0, loops, pushed, gamma_out)
     except _Deadline:
         reason = f"timeout {timeout:g} s"
-        test = TraceTestResult(None, test.residual, test.failed_paths,
-                               residuals=test.residuals)      # about fewer points: undecided
+        test = dataclasses.replace(test, verdict=None)      # about fewer points: undecided
     bar.close()
     certified = test.verdict
     return ImageResult(**common, dimension=k, fiber_dimension=n - k,
@@ -804,61 +814,46 @@ def _fresh_names(taken, q: int) -> list[str]:
 
 
 # ----------------------------------------------------------------------------- input / CLI
-def read_map(path: str) -> PolynomialMap:
-    """Read a map from FILE ('-': stdin): an optional header line ``variables: x, y, z`` (the
-    source variables and their order; without it, the variables in order of first appearance),
-    then one coordinate polynomial per line (or ';'-separated); '#' starts a comment line.
+def read_map(path: str, parameters=None) -> PolynomialMap:
+    """Read a map from FILE ('-': stdin) in the witness input format (``witness.inputfile``):
+    optional headers ``variables: x, y, z`` (the source variables and their order; without it,
+    the variables in natural order) and ``parameters: p``, then one coordinate polynomial per
+    line (or ';'-separated); '#' starts a comment line. ``parameters``: the values of the
+    file's parameters (mapping), if it has any.
 
-    Raises ValueError (empty file, bad header, non-UTF-8) or PolynomialSyntaxError."""
-    try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    variables, polys = None, []
-    for ln in text.splitlines():
-        s = ln.strip()
-        if not s or s.startswith("#"):
-            continue
-        if s.lower().startswith("variables:"):
-            if variables is not None or polys:
-                raise ValueError(f"{path}: 'variables:' must be one header line before the "
-                                 f"polynomials")
-            variables = [v.strip() for v in s.split(":", 1)[1].split(",")]
-            if not all(variables) or len(set(variables)) != len(variables):
-                raise ValueError(f"{path}: bad 'variables:' header {s!r} (comma-separated "
-                                 f"distinct names)")
-            continue
-        polys += [p.strip() for p in s.split(";") if p.strip()]
-    if not polys:
-        raise ValueError(f"{path}: no coordinate polynomials found")
-    if variables is None and all(not any(c.isalpha() for c in p) for p in polys):
-        raise ValueError(f"{path}: the map has no variables (declare them with 'variables:')")
-    return PolynomialMap.from_strings(polys, variables)
+    Raises ValueError (SystemFileError: empty file, bad header, non-UTF-8, missing parameter
+    values) or PolynomialSyntaxError."""
+    return PolynomialMap(read_system_file(path).specialize(parameters))
 
 
-def add_parser(sub) -> None:
-    """The ``image`` subcommand of ``python -m witness``."""
+def add_parser(sub) -> argparse.ArgumentParser:
+    """The ``image`` subcommand of ``python -m witness`` (the caller adds FILE, --parameters and
+    --json, common to every subcommand); returns the parser."""
     p = sub.add_parser("image", help="dimension and degree of the image of a polynomial map",
                        description="Dimension, generic fiber dimension and degree of the "
                                    "closure of the image of a polynomial map C^n -> C^m "
-                                   "(pseudo-witness set, certified by the trace test).")
-    p.add_argument("file", help="'variables: x, y' header, then one coordinate polynomial per "
-                                "line ('-': stdin)")
+                                   "(pseudo-witness set, certified by the trace test). FILE: "
+                                   "'variables: x, y' header, then one coordinate polynomial "
+                                   "per line.")
     p.add_argument("--seed", type=int, default=1, help="seed (recorded in the output)")
     p.add_argument("--timeout", type=float, default=600.0,
                    help="seconds of monodromy before giving up (undecided); default 600")
     p.add_argument("--points", action="store_true",
                    help="with --json: include the pseudo-witness set (points and slice)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    return p
 
 
-def run_cli(args) -> ImageResult:
-    """What ``python -m witness image`` computes (ValueError on bad input)."""
+def run_cli(args, system: PolynomialSystem) -> ImageResult:
+    """What ``python -m witness image`` computes for the map whose coordinates are ``system``
+    (ValueError on bad options or a map without variables)."""
     if not args.timeout > 0:
         raise ValueError(f"--timeout must be positive, got {args.timeout}")
     if args.seed < 0:
         raise ValueError(f"--seed must be >= 0, got {args.seed}")
-    return image_degree(read_map(args.file), seed=args.seed, timeout=args.timeout)
+    if system.n_vars == 0:
+        raise ValueError(f"{args.file}: the map has no variables (declare them with "
+                         f"'variables:')")
+    return image_degree(PolynomialMap(system), seed=args.seed, timeout=args.timeout)
 
 
 def render(r: ImageResult) -> str:

@@ -72,6 +72,14 @@ class PHCJobError(PHCError):
     """A Python exception inside the worker (traceback text in the message)."""
 
 
+class PHCCancelled(PHCError):
+    """The caller stopped waiting (``run_parallel(cancel=...)``); the worker was killed."""
+
+    def __init__(self, job: str, seconds: float):
+        self.job, self.seconds = job, seconds
+        super().__init__(f"PHCpack job {job!r} cancelled by the caller after {seconds:.1f} s")
+
+
 # ----------------------------------------------------------------------------- the worker side
 def _silenced_call(fn: Callable, args: tuple, seed: int, log_path: str):
     """Run fn(*args) with fd 1/2 redirected to log_path, seed set, symbol table cleared."""
@@ -218,6 +226,15 @@ def _finish(job: _Running) -> tuple[Any, str, float]:
             pass
 
 
+def _finish_quietly(job: _Running) -> None:
+    """Release a killed job's pipe and log file."""
+    job.conn.close()
+    try:
+        os.unlink(job.log_path)
+    except OSError:
+        pass
+
+
 def _new_seed(seed: int | None) -> int:
     if seed is None:
         return secrets.randbelow(2**31 - 2) + 1
@@ -236,15 +253,26 @@ def call(fn_name: str, args: tuple, *, seed: int | None = None,
 
 
 def run_parallel(jobs: Sequence[tuple[str, tuple, int | None, float]],
-                 workers: int | None = None) -> list:
+                 workers: int | None = None, cancel: threading.Event | None = None) -> list:
     """Run independent jobs (fn_name, args, seed, timeout) with at most ``workers`` children at a
     time (default: number of cores). Returns, in order, (result, log, seconds, seed) tuples or the
-    PHCError instance of a failed job (never raises for a single job's failure)."""
+    PHCError instance of a failed job (never raises for a single job's failure). When ``cancel``
+    is set, running jobs are killed and they and the pending ones end as ``PHCCancelled``."""
     workers = workers or os.cpu_count() or 1
     pending = list(enumerate(jobs))
     running: list[tuple[int, _Running]] = []
     out: list = [None] * len(jobs)
+    t0 = time.perf_counter()
     while pending or running:
+        if cancel is not None and cancel.is_set():
+            for i, r in running:
+                r.proc.kill()
+                r.proc.join()
+                _finish_quietly(r)
+                out[i] = PHCCancelled(r.name, time.perf_counter() - r.start)
+            for i, (name, *_rest) in pending:
+                out[i] = PHCCancelled(name, time.perf_counter() - t0)
+            return out
         while pending and len(running) < workers:
             i, (name, args, seed, timeout) = pending.pop(0)
             seed = _new_seed(seed)
@@ -269,11 +297,12 @@ def safe_names(n: int) -> list[str]:
     return [f"v{k + 1}" for k in range(n)]
 
 
-def phc_strings(F: PolynomialSystem) -> list[str]:
+def phc_strings(F: PolynomialSystem, precision: str = "d") -> list[str]:
     """PHCpack strings of F with names v1..vn, the order forced by a leading v1 - v1 + ... term
-    (PHCpack numbers variables in order of first appearance)."""
+    (PHCpack numbers variables in order of first appearance); coefficients written for the
+    parser of ``precision`` (``PolynomialSystem.to_phc_strings``)."""
     names = safe_names(F.n_vars)
-    pols = F.to_phc_strings(names)
+    pols = F.to_phc_strings(names, precision)
     lead = " + ".join(f"{v} - {v}" for v in names)
     pols[0] = f"{lead} + {pols[0]}"
     return pols
@@ -357,11 +386,36 @@ def _job_solve(pols: list[str], precision: str) -> tuple[list[str], float]:
     return list(sols), secs
 
 
-def _job_polysys_solve(pols: list[str], topdim: int, precision: str):
-    from phcpy.factor import polysys_solve
-    out = polysys_solve(pols, topdim=topdim, precision=precision, filter=True, factor=True,
-                        verbose=True)
-    return [(list(p), list(s)) for p, s in out]
+def _job_polysys_solve(pols: list[str], n: int, topdim: int, precision: str):
+    """``phcpy.factor.polysys_solve`` with the number of variables given, not scanned.
+
+    phcpy's own polysys_solve counts the variables with ``number_of_symbols``
+    (``py2c_scan_for_symbols`` on the joined strings), which is wrong whenever a system has
+    more than twice as many variables as equations: it then returns the LENGTH of the joined
+    string (measured: 22 for 'v1*v2 - v3;', 'v1*v4 - v5;', 90 with our leading order term), the
+    system is stored with that many variables, the cascade embeds it with dozens of slack
+    variables, and reading them back raises SYMBOL_TABLE.INDEX_OUT_OF_RANGE ("Reading 85 extra
+    symbols ..."): the crash of every cascade on systems with a component of dim >= 3 and few
+    equations (issue 16 item 10; docs/phcpy-notes.md). Same calls as phcpy's, with nbvar = n."""
+    from phcpy import interface, phcpy2c3 as c
+    store, solve, copy, load_sys, load_sols = {
+        "d": (interface.store_standard_system, c.py2c_standard_polysys_solve,
+              c.py2c_copy_standard_polysys_witset, interface.load_standard_system,
+              interface.load_standard_solutions),
+        "dd": (interface.store_dobldobl_system, c.py2c_dobldobl_polysys_solve,
+               c.py2c_copy_dobldobl_polysys_witset, interface.load_dobldobl_system,
+               interface.load_dobldobl_solutions),
+        "qd": (interface.store_quaddobl_system, c.py2c_quaddobl_polysys_solve,
+               c.py2c_copy_quaddobl_polysys_witset, interface.load_quaddobl_system,
+               interface.load_quaddobl_solutions)}[precision]
+    if store(pols, nbvar=n):
+        raise RuntimeError("PHCpack could not parse the system")
+    solve(0, topdim, 1, 1, 1)           # tasks 0, filter, factor, verbose (see module doc)
+    out = []
+    for dim in range(topdim + 1):
+        copy(dim)
+        out.append((list(load_sys()), list(load_sols())))
+    return out
 
 
 def _job_track(target: list[str], start: list[str], sols: list[str], gamma: complex,
@@ -446,7 +500,7 @@ def solve(F: PolynomialSystem, *, precision: str = "d", seed: int | None = None,
     if F.n_equations != F.n_vars:
         raise ValueError(f"solve needs a square system, got {F.n_equations} equations in "
                          f"{F.n_vars} variables (use witness.decompose)")
-    sols, log, secs, seed = call("_job_solve", (phc_strings(F), precision), seed=seed,
+    sols, log, secs, seed = call("_job_solve", (phc_strings(F, precision), precision), seed=seed,
                                  timeout=timeout)
     return _solve_result(F, sols, log if keep_log else None, secs, seed, precision)
 
@@ -577,7 +631,8 @@ def polysys_solve(F: PolynomialSystem, *, topdim: int | None = None, precision: 
     topdim = n - 1 if topdim is None else int(topdim)
     if not 0 <= topdim <= n - 1:
         raise ValueError(f"topdim must be in 0..{n - 1}, got {topdim}")
-    out, log, secs, seed = call("_job_polysys_solve", (phc_strings(F), topdim, precision),
+    out, log, secs, seed = call("_job_polysys_solve",
+                                (phc_strings(F, precision), n, topdim, precision),
                                 seed=seed, timeout=timeout)
     return _polysys_result(F, out, log, keep_log, secs, seed, precision)
 
@@ -621,7 +676,8 @@ def polysys_job(F: PolynomialSystem, *, topdim: int | None = None, precision: st
     top = F.n_vars - 1 if topdim is None else int(topdim)
     if not 0 <= top <= F.n_vars - 1:
         raise ValueError(f"topdim must be in 0..{F.n_vars - 1}, got {topdim}")
-    return Job("_job_polysys_solve", (phc_strings(F), top, precision), seed, timeout,
+    return Job("_job_polysys_solve", (phc_strings(F, precision), F.n_vars, top, precision),
+               seed, timeout,
                lambda out, log, secs, sd: _polysys_result(F, out, log, False, secs, sd,
                                                           precision))
 
@@ -632,14 +688,15 @@ def solve_job(F: PolynomialSystem, *, precision: str = "d", seed: int | None = N
     _check_precision(precision)
     if F.n_equations != F.n_vars:
         raise ValueError(f"solve needs a square system, got {F.n_equations} x {F.n_vars}")
-    return Job("_job_solve", (phc_strings(F), precision), seed, timeout,
+    return Job("_job_solve", (phc_strings(F, precision), precision), seed, timeout,
                lambda out, log, secs, sd: _solve_result(F, out, None, secs, sd, precision))
 
 
-def run_jobs(jobs: Sequence[Job], workers: int | None = None) -> list:
+def run_jobs(jobs: Sequence[Job], workers: int | None = None,
+             cancel: threading.Event | None = None) -> list:
     """Run independent jobs in parallel (one child per core); each entry of the result is the
-    job's result or the PHCError that ended it."""
-    raw = run_parallel([(j.name, j.args, j.seed, j.timeout) for j in jobs], workers)
+    job's result or the PHCError that ended it (``PHCCancelled`` once ``cancel`` is set)."""
+    raw = run_parallel([(j.name, j.args, j.seed, j.timeout) for j in jobs], workers, cancel)
     return [r if isinstance(r, PHCError) else j.finish(*r) for j, r in zip(jobs, raw)]
 
 

@@ -30,12 +30,12 @@ import mpmath
 import numpy as np
 import scipy.sparse as sp
 
-from . import ddarith as dd
 
 Coeff = Fraction | complex
 Poly = dict[tuple[int, ...], Coeff]
 
 RESERVED_NAMES = {"i", "I"}          # imaginary unit
+NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")    # a variable or parameter name
 _PHC_FORBIDDEN = re.compile(r"^(e|E|zz\d+|ss\d+)$")   # names PHCpack misreads (phcpy-notes.md)
 
 
@@ -51,6 +51,11 @@ class PolynomialSyntaxError(ValueError):
         pointer = " " * position + "^"
         super().__init__(f"polynomial {index} at character {position}: {reason}\n"
                          f"  {text}\n  {pointer}")
+
+    def one_line(self) -> str:
+        """The error on one line (for command-line messages): where, why, and the text."""
+        return (f"polynomial {self.index} at character {self.position}: {self.reason} "
+                f"(in {self.text.strip()!r})")
 
 
 # ----------------------------------------------------------------------------- parsing
@@ -198,7 +203,10 @@ class _Parser:
         raise self.error(f"unexpected {val!r} (a term is missing)", tok)
 
 
-def _names_in(text: str, index: int) -> list[str]:
+def names_in(text: str, index: int = 0) -> list[str]:
+    """The names (variables or parameters) a polynomial string uses, in order, repeats kept;
+    ``i``/``I`` (the imaginary unit) excluded. Raises PolynomialSyntaxError (with ``index``)
+    for a character no polynomial may contain."""
     return [t[1] for t in _tokenize(text, index) if t[0] == "name" and t[1] not in RESERVED_NAMES]
 
 
@@ -217,19 +225,54 @@ def _clean_coeff(c) -> Coeff:
     raise TypeError(f"coefficient {c!r} is not a number")
 
 
-def _fmt_real(x: float) -> str:
-    return f"{x:.17E}"
+# Significant decimal digits written for a coefficient that PHCpack cannot read exactly, per
+# precision (double, double-double, quad-double). PHCpack's double-precision parser keeps only
+# about 18 digits of a number's integer part and of its fractional part and silently drops the
+# rest, so a long integer or a long numerator/denominator is read wrong by powers of ten
+# (measured; docs/input-format.md §2). 17 significant digits identify a double; 34 and 66 are a
+# little more than the ~32 and ~64 digits of dd and qd, whose parsers read long numbers in full.
+PHC_DIGITS = {"d": 17, "dd": 34, "qd": 66}
+_PHC_EXACT_DIGITS = 17       # integers / numerators / denominators this short are written as is
 
 
-def _phc_coeff(c: Coeff) -> str:
-    """Coefficient in PHCpack syntax, always parenthesized."""
+def natural_key(name: str) -> tuple:
+    """Sort key putting x2 before x10 (runs of digits compare as integers); ties by the name."""
+    parts = re.split(r"(\d+)", name) + [""]          # text, digits, text, ..., text, ""
+    pairs = tuple((parts[k], int(parts[k + 1]) if parts[k + 1] else -1)
+                  for k in range(0, len(parts) - 1, 2))
+    return pairs + (name,)
+
+
+def decimal_string(q: Fraction, digits: int) -> str:
+    """``q`` correctly rounded to ``digits`` significant decimal digits, as ``d.ddd…E±k``
+    (round half to even; exact integer arithmetic, no float on the way)."""
+    if q == 0:
+        return "0.0E+00"
+    sign, q = ("-" if q < 0 else ""), abs(q)
+    e = len(str(q.numerator)) - len(str(q.denominator))
+    if q < Fraction(10) ** e:
+        e -= 1                                   # now 10^e <= q < 10^(e+1)
+    m = round(q / Fraction(10) ** (e - digits + 1))
+    if m == 10 ** digits:                        # rounded up to the next power of ten
+        m, e = m // 10, e + 1
+    s = str(m)
+    return f"{sign}{s[0]}.{s[1:] or '0'}E{e:+03d}"
+
+
+def _phc_real(q: Fraction, digits: int) -> str:
+    if len(str(abs(q.numerator))) <= _PHC_EXACT_DIGITS and \
+            len(str(q.denominator)) <= _PHC_EXACT_DIGITS:
+        return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
+    return decimal_string(q, digits)
+
+
+def _phc_coeff(c: Coeff, digits: int) -> str:
+    """Coefficient in PHCpack syntax, always parenthesized: short rationals exactly, anything
+    longer (and every float) rounded to ``digits`` significant digits."""
     if isinstance(c, Fraction):
-        if c.denominator == 1:
-            return f"({c.numerator})"
-        return f"({c.numerator}/{c.denominator})"
-    re_, im = _fmt_real(c.real), _fmt_real(c.imag)
-    sign = "+" if c.imag >= 0 else "-"
-    return f"({re_}{sign}{_fmt_real(abs(c.imag))}*i)"
+        return f"({_phc_real(c, digits)})"
+    re_, im = (decimal_string(Fraction(v), digits) for v in (c.real, abs(c.imag)))
+    return f"({re_}{'+' if c.imag >= 0 else '-'}{im}*i)"
 
 
 # ----------------------------------------------------------------------------- the system
@@ -252,7 +295,7 @@ class PolynomialSystem:
         if len(set(names)) != len(names):
             raise ValueError(f"duplicate variable names in {names}")
         for v in names:
-            if not re.fullmatch(r"[A-Za-z_][A-Za-z_0-9]*", v) or v in RESERVED_NAMES:
+            if not NAME.fullmatch(v) or v in RESERVED_NAMES:
                 raise ValueError(f"invalid variable name {v!r} (identifier, not i or I)")
         object.__setattr__(self, "variables", names)
         object.__setattr__(self, "polynomials", tuple(dict(p) for p in self.polynomials))
@@ -267,7 +310,8 @@ class PolynomialSystem:
                      variables: Sequence[str] | None = None) -> "PolynomialSystem":
         """Parse polynomials given as strings (or one string separated by ';' / newlines).
 
-        ``variables``: explicit order; default = order of first appearance. Raises
+        ``variables``: explicit order; default = the names that occur, in natural order
+        (``natural_key``: x2 before x10; not the order of first appearance). Raises
         PolynomialSyntaxError (polynomial index + character position) on malformed input,
         ValueError for an unknown variable when ``variables`` is given.
         """
@@ -280,17 +324,17 @@ class PolynomialSystem:
         for i, text in enumerate(polys):
             if not isinstance(text, str):
                 raise TypeError(f"polynomial {i} is not a string: {text!r}")
-            for name in _names_in(text, i):
+            for name in names_in(text, i):
                 if name not in found:
                     found.append(name)
         if variables is None:
-            variables = found
+            variables = sorted(found, key=natural_key)
         else:
             variables = list(variables)
             unknown = [v for v in found if v not in variables]
             if unknown:
                 i, pos = next((i, m.start()) for i, t in enumerate(polys)
-                              for m in re.finditer(r"[A-Za-z_][A-Za-z_0-9]*", t)
+                              for m in NAME.finditer(t)
                               if m.group() == unknown[0])
                 raise PolynomialSyntaxError(i, pos, polys[i],
                                             f"unknown variable {unknown[0]!r} (variables: "
@@ -339,6 +383,50 @@ class PolynomialSystem:
     def is_exact(self) -> bool:
         return all(isinstance(c, Fraction) for p in self.polynomials for c in p.values())
 
+    @property
+    def has_real_coefficients(self) -> bool:
+        """True when every coefficient is real (then zeros come in conjugate pairs)."""
+        return all(isinstance(c, Fraction) or c.imag == 0
+                   for p in self.polynomials for c in p.values())
+
+    @property
+    def monomial_tree(self) -> tuple[list[tuple[int, ...]], list]:
+        """(order, levels) of the monomial tree of the equations and their first partial
+        derivatives (``_monomial_tree``): order[r] is the exponent of monomial r (order[0] the
+        constant 1); levels: per degree d >= 1, (start, stop, g, h) with monomial r = g[r -
+        start] * h[r - start] (d = 1: h holds the variable index, g is None). For evaluators in
+        other arithmetics (ball arithmetic in ``witness.certify``)."""
+        levels, *_, index = self._compiled
+        return sorted(index, key=index.__getitem__), levels
+
+    def substitute(self, values: Mapping[str, object]) -> "PolynomialSystem":
+        """Replace the named variables by numbers: a system in the remaining variables (same
+        order). Values: int / Fraction (kept exact), float / complex, or an exact string such as
+        "-3/7" or "1.5e-3". Raises ValueError for an unknown name, a non-finite value, or when
+        no variable would be left."""
+        unknown = sorted(set(values) - set(self.variables), key=natural_key)
+        if unknown:
+            raise ValueError(f"cannot substitute {', '.join(unknown)}: not among the variables "
+                             f"{', '.join(self.variables)}")
+        vals = {}
+        for k, v in values.items():
+            try:
+                vals[k] = _clean_coeff(Fraction(v.strip()) if isinstance(v, str) else v)
+            except (ValueError, TypeError, ZeroDivisionError):
+                raise ValueError(f"value of {k} is not a finite number: {v!r}") from None
+        keep = [k for k, v in enumerate(self.variables) if v not in vals]
+        gone = [(k, vals[v]) for k, v in enumerate(self.variables) if v in vals]
+        polys = []
+        for p in self.polynomials:
+            q: Poly = {}
+            for e, c in p.items():
+                for k, v in gone:
+                    c = c * v ** e[k] if e[k] else c
+                f = tuple(e[k] for k in keep)
+                q[f] = q.get(f, 0) + c
+            polys.append({e: c for e, c in q.items() if c != 0})
+        return PolynomialSystem(tuple(self.variables[k] for k in keep), tuple(polys))
+
     def __repr__(self) -> str:
         shown = "; ".join(self.to_strings()[:3])
         more = f"; ... ({self.n_equations} equations)" if self.n_equations > 3 else ""
@@ -348,13 +436,19 @@ class PolynomialSystem:
     # ---- string forms
     def to_strings(self) -> list[str]:
         """Human-readable strings (``^`` powers), parseable by ``from_strings``."""
-        return [self._poly_str(p, self.variables, phc=False) for p in self.polynomials]
+        return [self._poly_str(p, self.variables) for p in self.polynomials]
 
-    def to_phc_strings(self, names: Sequence[str] | None = None) -> list[str]:
+    def to_phc_strings(self, names: Sequence[str] | None = None,
+                       precision: str = "d") -> list[str]:
         """PHCpack input strings, each ending in ';'.
 
-        ``names``: variable names to write (default: ``variables``). Raises ValueError for names
-        that PHCpack misreads (e, E, zz<digits>, ss<digits>): pass safe ``names`` instead.
+        ``names``: variable names to write (default: ``variables``). ``precision``: the PHCpack
+        precision that will read them ('d', 'dd', 'qd'): a rational whose numerator or
+        denominator has more than 17 digits, and every float, is written correctly rounded to
+        ``PHC_DIGITS[precision]`` significant digits in scientific notation (PHCpack's double
+        parser silently truncates longer digit strings: docs/input-format.md §2); shorter
+        rationals are written exactly. Raises ValueError for names that PHCpack misreads (e, E,
+        zz<digits>, ss<digits>: pass safe ``names`` instead) or an unknown precision.
         """
         names = list(names or self.variables)
         if len(names) != self.n_vars:
@@ -362,17 +456,21 @@ class PolynomialSystem:
         bad = [v for v in names if _PHC_FORBIDDEN.match(v)]
         if bad:
             raise ValueError(f"variable names {bad} are misread by PHCpack; pass names=")
-        return [self._poly_str(p, names, phc=True) + ";" for p in self.polynomials]
+        if precision not in PHC_DIGITS:
+            raise ValueError(f"precision must be one of {tuple(PHC_DIGITS)}, got {precision!r}")
+        return [self._poly_str(p, names, PHC_DIGITS[precision]) + ";" for p in self.polynomials]
 
     @staticmethod
-    def _poly_str(p: Poly, names: Sequence[str], phc: bool) -> str:
+    def _poly_str(p: Poly, names: Sequence[str], phc_digits: int | None = None) -> str:
+        """Readable form (``phc_digits`` None) or PHCpack form with that many digits."""
         if not p:
             return "0"
         terms = []
+        phc = phc_digits is not None
         for e, c in sorted(p.items(), key=lambda t: (-sum(t[0]), t[0])):
             mono = "*".join(f"{v}^{k}" if k > 1 else v for v, k in zip(names, e) if k)
             if phc:
-                cs = _phc_coeff(c)
+                cs = _phc_coeff(c, phc_digits)
                 terms.append(f"{cs}*{mono}" if mono else cs)
                 continue
             neg = isinstance(c, Fraction) and c < 0
@@ -471,7 +569,8 @@ class PolynomialSystem:
         return out[0] if single else out
 
     def evaluate_fast(self, X: np.ndarray) -> np.ndarray:
-        """Unchecked ``evaluate`` for (p, n) complex128 input (hot path of the tracker)."""
+        """Unchecked ``evaluate`` for (p, n) complex128 input (numpy; checks and residuals. The
+        tracker evaluates the system's program, ``witness.program.from_system``)."""
         return self.evaluate_and_jacobian(X, jacobian=False)[0]
 
     def jacobian_fast(self, X: np.ndarray) -> np.ndarray:
@@ -493,81 +592,6 @@ class PolynomialSystem:
         if not jacobian:
             return f, None
         return f, self._apply(mon, MJ).reshape(X.shape[0], self.n_equations, self.n_vars)
-
-    def evaluate_precise(self, X: np.ndarray, jacobian: bool = False):
-        """Values (and Jacobians) at points X (p, n) (complex128, taken exactly) in
-        double-double arithmetic (``ddarith``: ~32 digits): dd complex tuples of 4 float64
-        arrays, values (p, m) [and Jacobians (p, m, n)]. Coefficients are used to ~32 digits
-        too (Fractions split into hi + lo). Unchecked input.
-
-        Why: near the ill-conditioned points of the deep fiber systems the rounding error of a
-        double evaluation of the expanded degree-12 polynomials exceeds the value (measured on
-        the (2,2,2) fiber at |x| = 38: error 7e-4 in double, 3.5e-7 in 80-bit extended, value
-        1.4e-7), so Newton's corrections stagnate at ~1e-6 and paths fail with min_step. With
-        dd values but a double Jacobian, Newton there still converged only linearly (ratio
-        ~0.3, measured): the Jacobian's rounding errors times the condition number ~1e8."""
-        if self.randomization is not None:
-            out = self.original.evaluate_precise(X, jacobian)
-            R = dd.cdd_from_complex(self.randomization.T[:, :, None])            # (m, k, 1)
-            f = out[0] if jacobian else out
-            g = dd.cdd_sum_rows(dd.cdd_mul(tuple(q.T[:, None, :] for q in f), R))  # (k, p)
-            g = tuple(q.T for q in g)
-            if not jacobian:
-                return g
-            J = tuple(np.moveaxis(q, 1, 0)[:, None] for q in out[1])             # (m,1,p,n)
-            RJ = dd.cdd_mul(J, tuple(q[..., None] for q in R))                   # (m,k,p,n)
-            return g, tuple(np.moveaxis(q, 1, 0) for q in dd.cdd_sum_rows(RJ))  # (p,k,n)
-        mon = self._monomials_precise(X)
-        m, n = self.n_equations, self.n_vars
-        f = self._sum_terms_precise(mon, self._precise_terms[0], m)
-        if not jacobian:
-            return f
-        J = self._sum_terms_precise(mon, self._precise_terms[1], m * n)
-        return f, tuple(q.reshape(X.shape[0], m, n) for q in J)
-
-    def _monomials_precise(self, X: np.ndarray) -> tuple:
-        """The monomial tree at X (p, n) in dd: 4 arrays (u, p)."""
-        levels, u, *_ = self._compiled
-        Xt = np.asarray(X, complex).T
-        mon = tuple(np.empty((u, X.shape[0])) for _ in range(4))
-        mon[0][0], mon[1][0], mon[2][0], mon[3][0] = 1.0, 0.0, 0.0, 0.0
-        for start, stop, g, h in levels:
-            if g is None:
-                block = dd.cdd_from_complex(Xt[h])
-            else:
-                block = dd.cdd_mul(dd.cdd_take(mon, g), dd.cdd_take(mon, h))
-            for part, new in zip(mon, block):
-                part[start:stop] = new
-        return mon
-
-    @staticmethod
-    def _sum_terms_precise(mon: tuple, buckets: list, rows: int) -> tuple:
-        """Rows sum_t coef[r, t] mon[idx[r, t]] in dd -> 4 arrays (p, rows); ``buckets``: rows
-        grouped by their number of terms (``_padded_buckets``)."""
-        p = mon[0].shape[1]
-        out = tuple(np.zeros((p, rows)) for _ in range(4))
-        for row_ids, idx, coef in buckets:
-            terms = dd.cdd_mul(dd.cdd_take(mon, idx.T), tuple(c.T[:, :, None] for c in coef))
-            for part, s in zip(out, dd.cdd_sum_rows(terms)):          # (L, r, p) -> (r, p)
-                part[:, row_ids] = s.T
-        return out
-
-    @cached_property
-    def _precise_terms(self):
-        """For the values (m rows) and the Jacobian entries (m n rows, row i n + k = d f_i /
-        d x_k): the terms of each row, bucketed by length (``_padded_buckets``)."""
-        index = self._compiled[5]
-        m, n = self.n_equations, self.n_vars
-        rows_f: list[list] = [[] for _ in range(m)]
-        rows_j: list[list] = [[] for _ in range(m * n)]
-        for i, p in enumerate(self.polynomials):
-            for e, c in p.items():
-                rows_f[i].append((index[e], c))
-                for k in range(n):
-                    if e[k]:
-                        d = e[:k] + (e[k] - 1,) + e[k + 1:]
-                        rows_j[i * n + k].append((index[d], c * e[k]))
-        return _padded_buckets(rows_f), _padded_buckets(rows_j)
 
     def residual(self, X) -> np.ndarray:
         """Backward error per point: max_i |f_i(x)| / sum_t |c_it| prod_j max(1, |x_j|)^e_tj.
@@ -733,32 +757,3 @@ def _monomial_tree(needed: set[tuple[int, ...]], n: int) -> tuple[list, list]:
     return order, levels
 
 
-def _dd_parts(c: Coeff) -> tuple[float, float, float, float]:
-    """(re_hi, re_lo, im_hi, im_lo) of a coefficient: a Fraction exactly to ~32 digits."""
-    if isinstance(c, Fraction):
-        hi = float(c)
-        return hi, float(c - Fraction(hi)) if math.isfinite(hi) else 0.0, 0.0, 0.0
-    c = complex(c)
-    return c.real, 0.0, c.imag, 0.0
-
-
-def _padded_buckets(rows: list[list]) -> list[tuple]:
-    """(monomial index, coefficient) lists per row -> buckets of rows with 2^(j-1) < length <=
-    2^j (at most 2x padding): (row ids, indices (r, 2^j), dd coefficients 4 x (r, 2^j)),
-    padded with the constant monomial (row 0 of the tree) and coefficient 0. Empty rows are
-    left out (their sum is 0)."""
-    by_len: dict[int, list[int]] = {}
-    for i, r in enumerate(rows):
-        if r:
-            by_len.setdefault(1 << (len(r) - 1).bit_length(), []).append(i)
-    out = []
-    for L, ids in sorted(by_len.items()):
-        idx = np.zeros((len(ids), L), dtype=np.int64)
-        coef = tuple(np.zeros((len(ids), L)) for _ in range(4))
-        for a, i in enumerate(ids):
-            for j, (t, c) in enumerate(rows[i]):
-                idx[a, j] = t
-                for part, v in zip(coef, _dd_parts(c)):
-                    part[a, j] = v
-        out.append((np.array(ids), idx, coef))
-    return out

@@ -6,8 +6,9 @@ precision with an explicit tolerance and margin; the evidence (Jacobian ranks on
 nearby tangent spaces, outside points of the Zariski closure) is checked against them.
 
 Modules:
-    precision       Precision, Decision, threshold_rank / threshold_zero, SVD at a precision.
-    rules           LABELS, rule_labels (paper-notes §2) and the rank / u ∥ w decisions.
+    precision       RankOptions, Decision, threshold_rank / threshold_zero, SVD at a precision.
+    labels          Label, SingularVerdict, BoundaryVerdict, Agreement (StrEnums).
+    rules           rule_labels (paper-notes §2) and the rank / u ∥ w decisions.
     fiber           points of the fiber over φ on each branch.
     evidence        Evidence, FiberPoint: Jacobian ranks there, nearby tangent spaces, agreement.
     ambient         Membership, membership: is an ambient tensor in M (preimage recovery).
@@ -22,35 +23,68 @@ import math
 
 import numpy as np
 
+from ..io import PointFormat
+from ..rank import Decision, RankOptions, singular_values, threshold_rank, threshold_zero
 from ..tensor import check_tensor
 from .ambient import Membership, membership
 from .classification import Classification
 from .evidence import NEARBY_POINTS, Evidence, FiberPoint, agreement, collect_evidence
 from .inputs import check_a, check_array, check_matrix, check_shape, exact_rationals
-from .precision import (Decision, Precision, fmt, singular_values, svd, threshold_rank,
-                        threshold_zero)
-from .rules import LABELS, NOT_IN_M, rank_decisions, rule_labels, rule_outcome
+from .precision import fmt, svd
+from .labels import (LABELS, NOT_IN_M, UNDECIDED, Agreement, BoundaryVerdict, Label,
+                     SingularVerdict, Source)
+from .rules import rank_decisions, rule_labels, rule_outcome
 
-__all__ = ["LABELS", "NEARBY_POINTS", "Classification", "Decision", "Evidence", "FiberPoint",
-           "Membership", "Precision", "classify_av", "classify_point", "classify_tensor",
+__all__ = ["LABELS", "UNDECIDED", "Label", "Source", "SingularVerdict", "BoundaryVerdict",
+           "Agreement", "NEARBY_POINTS", "Classification", "Decision", "Evidence", "FiberPoint",
+           "Membership", "RankOptions", "classify_av", "classify_point", "classify_tensor",
            "classify_weights", "membership", "rule_labels", "singular_values", "svd",
            "threshold_rank", "threshold_zero"]
 
 
 def classify_weights(Q: np.ndarray, K: np.ndarray, V: np.ndarray,
-                     precision: Precision | None = None, seed: int = 0,
+                     precision: RankOptions | None = None, seed: int = 0,
                      evidence: bool = True) -> Classification:
     """Classify φ_W for single-layer weights W = (Q, K, V), A = Kᵀ Q (paper-notes §1).
 
-    Args:
-        Q, K: (a, d); V: (d', d). Fractions (exact, as read by numag.io), ints, floats or mpf.
-        precision: Precision() (50 digits) by default.
-        seed: seeds the random inputs, fiber samples and probes of the evidence.
-        evidence: compute the Evidence (Jacobian ranks, probes); costly for large shapes.
-    Returns:
-        Classification.
-    Raises:
-        ValueError: inconsistent shapes, d < 2, NaN or infinite entries.
+    Parameters
+    ----------
+    Q, K : array_like (a, d)
+        Fractions (exact, as read by numag.io), ints, floats or mpf; floats are taken at their
+        exact binary value.
+    V : array_like (d', d)
+    precision : RankOptions, optional
+        Where every decision is made: RankOptions() (50 digits, input taken as exact) by
+        default; RankOptions(None) decides in float64 (never certifies a special class).
+    seed : int
+        Seeds the random inputs, fiber samples and probes of the evidence.
+    evidence : bool
+        Compute the Evidence (Jacobian ranks on the fiber, boundary probes); costly for large
+        shapes.
+
+    Returns
+    -------
+    Classification
+        Labels (zero, singular, boundary, smooth, or undecided with the alternatives), the
+        rank decisions with their margins, the evidence and its agreement with the rules.
+
+    Raises
+    ------
+    ValueError
+        Inconsistent shapes, d < 2, NaN or infinite entries.
+
+    Examples
+    --------
+    >>> Q = np.array([[1, 0, 2], [0, 1, 1]])
+    >>> K = np.array([[1, 1, 0], [2, 0, 1]])
+    >>> V = np.array([[1, 0, 1], [0, 2, 1]])
+    >>> classify_weights(Q, K, V, evidence=False)
+    Classification((3, 2, 2): smooth; ranks A=2, V=2; margin 3.74e+11 at 50 digits)
+
+    References
+    ----------
+    Henry, Marchetti, Kohn (arXiv 2408.17221): singular points via low rank of A and V,
+    boundary via rank-1 matrices; the exact sets are derived in paper-notes §2.
     """
     Q, K, V = (check_matrix(m, n) for m, n in ((Q, "Q"), (K, "K"), (V, "V")))
     if Q.shape != K.shape or V.shape[1] != Q.shape[1]:
@@ -59,79 +93,156 @@ def classify_weights(Q: np.ndarray, K: np.ndarray, V: np.ndarray,
     # exact (floats and mpf as the rationals they are): rk A ≤ a then holds exactly, which
     # rank_decisions relies on when it drops rank candidates above a for weights
     A = exact_rationals(K).T.dot(exact_rationals(Q))
-    return _classify(A, V, (d, V.shape[0], a), precision or Precision(), seed, evidence,
-                     "weights (Q, K, V)", qkv=(Q, K, V))
+    return _classify(A, V, (d, V.shape[0], a), precision or RankOptions(), seed, evidence,
+                     Source.WEIGHTS, qkv=(Q, K, V))
 
 
-def classify_av(A: np.ndarray, V: np.ndarray, a: int, precision: Precision | None = None,
+def classify_av(A: np.ndarray, V: np.ndarray, a: int, precision: RankOptions | None = None,
                 seed: int = 0, evidence: bool = True) -> Classification:
     """Classify the point T(A, V) of M_{d,d',a} given by A (d, d) and V (d', d).
 
-    Raises:
-        ValueError: wrong shapes, d < 2, NaN/infinite entries, or rk A > a for every rank
-            candidate of A and V ≠ 0 (then (A, V) is not a point of M_{d,d',a}). When rk A is
-            undecided between a value ≤ a and one > a, the result is undecided with
-            ("not in M",) among its alternatives, never definite labels.
+    Parameters
+    ----------
+    A : array_like (d, d)
+    V : array_like (d', d)
+        Entries as in classify_weights.
+    a : int
+        The attention rank of the neuromanifold M_{d,d',a}.
+    precision, seed, evidence :
+        As in classify_weights.
+
+    Returns
+    -------
+    Classification
+
+    Raises
+    ------
+    ValueError
+        Wrong shapes, d < 2, NaN/infinite entries, or rk A > a for every rank candidate of A
+        and V ≠ 0 (then (A, V) is not a point of M_{d,d',a}). When rk A is undecided between a
+        value ≤ a and one > a, the result is undecided with ("not in M",) among its
+        alternatives, never definite labels.
+
+    Examples
+    --------
+    A rank-one point with u ∥ w (A = u vᵀ, V = c wᵀ, w = 2u) of M_{3,2,1}: singular and on the
+    boundary (paper-notes §2):
+
+    >>> u, v, c = np.array([1, 2, 0]), np.array([0, 1, 1]), np.array([1, -1])
+    >>> r = classify_av(np.outer(u, v), np.outer(c, 2 * u), a=1, evidence=False)
+    >>> [str(label) for label in r.labels], r.ranks
+    (['singular', 'boundary'], {'A': 1, 'V': 1})
+
+    References
+    ----------
+    paper-notes §2 (rules derived from HMK, arXiv 2408.17221).
     """
     A, V = check_matrix(A, "A"), check_matrix(V, "V")
     if A.shape[0] != A.shape[1] or V.shape[1] != A.shape[0]:
         raise ValueError(f"A must be (d, d) and V (d', d), got A {A.shape}, V {V.shape}")
     check_a(a)
-    return _classify(A, V, (A.shape[0], V.shape[0], int(a)), precision or Precision(), seed,
-                     evidence, "(A, V)")
+    return _classify(A, V, (A.shape[0], V.shape[0], int(a)), precision or RankOptions(), seed,
+                     evidence, Source.AV)
 
 
-def classify_tensor(T: np.ndarray, a: int, precision: Precision | None = None, seed: int = 0,
+def classify_tensor(T: np.ndarray, a: int, precision: RankOptions | None = None, seed: int = 0,
                     evidence: bool = True) -> Classification:
     """Classify an ambient point T (d', d, d, d) (paper-notes §1): recover a real preimage, or
-    report "not in M" (labels ()) with the residual. A preimage that fits T but whose rk A is
-    undecided between a value ≤ a and one > a gives "undecided" with ("not in M",) among the
-    alternatives (membership undecided).
+    report "not in M" (labels ()) with the residual.
 
-    Raises:
-        ValueError: T not of shape (d', d, d, d), not symmetric in its middle indices, NaN/inf.
+    A preimage that fits T but whose rk A is undecided between a value ≤ a and one > a gives
+    "undecided" with ("not in M",) among the alternatives (membership undecided).
+
+    Parameters
+    ----------
+    T : array_like (d', d, d, d)
+        T[r][b][c][e], symmetric in b, c.
+    a : int
+    precision, seed, evidence :
+        As in classify_weights.
+
+    Returns
+    -------
+    Classification
+        With `membership` (the recovery's residual and reason).
+
+    Raises
+    ------
+    ValueError
+        T not of shape (d', d, d, d), not symmetric in its middle indices, NaN/inf.
+
+    Examples
+    --------
+    >>> T = np.array([[[[2, 4], [1, 2]], [[1, 2], [1, 2]]]])       # c ⊗ S ⊗ v, S definite
+    >>> r = classify_tensor(T, a=1, evidence=False)
+    >>> r.labels, r.membership.in_M
+    ((), False)
+
+    References
+    ----------
+    paper-notes §1 (the ambient tensor), §2 (real points of the Zariski closure outside M).
     """
     T = np.asarray(T)
     check_a(a)
     if T.ndim != 4:
         raise ValueError(f"an ambient point is a 4-index tensor (d', d, d, d), got shape {T.shape}")
     T = check_tensor(check_array(T, "tensor"), T.shape[1], T.shape[0])
-    prec = precision or Precision()
+    prec = precision or RankOptions()
     d_out, d = T.shape[0], T.shape[1]
     shape = (d, d_out, int(a))
     check_shape(shape)
     if all(x == 0 for x in T.flat):
         zA, zV = np.zeros((d, d), dtype=int), np.zeros((d_out, d), dtype=int)
         mem = Membership(True, 0.0, "T = 0 = T(0, V) for every V")
-        return _classify(zA, zV, shape, prec, seed, evidence, "ambient tensor", member=mem)
+        return _classify(zA, zV, shape, prec, seed, evidence, Source.TENSOR, member=mem)
     mem, av = membership(T, a, prec, seed)
     if mem.in_M or (mem.in_M is None and mem.preimage_fits):
         # in M, or a fitting preimage whose rk A may exceed a: the rank decision of the
         # membership test (mem.rank_A) then leaves "not in M" among the alternatives
-        return _classify(av[0], av[1], shape, prec, seed, evidence, "ambient tensor",
+        return _classify(av[0], av[1], shape, prec, seed, evidence, Source.TENSOR,
                          member=mem)
-    labels = ("undecided",) if mem.in_M is None else ()
-    alts = (("not in M",), ("in M",)) if mem.in_M is None else ()
+    labels = UNDECIDED if mem.in_M is None else ()
+    alts = (NOT_IN_M, (Label.IN_M,)) if mem.in_M is None else ()
     margin = mem.residual_decision.margin if mem.residual_decision else math.inf
     return Classification(shape, labels, (), {"A": None, "V": None}, (), margin, prec,
-                          "ambient tensor", alts, membership=mem, seed=seed,
+                          Source.TENSOR, alts, membership=mem, seed=seed,
                           notes=(mem.reason,))
 
 
-def classify_point(point, precision: Precision | None = None, seed: int = 0,
+def classify_point(point, precision: RankOptions | None = None, seed: int = 0,
                    evidence: bool = True) -> Classification:
-    """Classify a numag.io.SingleLayerPoint ('weights', 'AV' or 'tensor')."""
+    """Classify a numag.io.SingleLayerPoint (weights, (A, V) or tensor; numag.io).
+
+    Parameters
+    ----------
+    point : numag.io.SingleLayerPoint
+    precision, seed, evidence :
+        As in classify_weights.
+
+    Returns
+    -------
+    Classification
+
+    Examples
+    --------
+    >>> from numag.io import single_layer_point_from_json
+    >>> p = single_layer_point_from_json({"widths": [2, 1], "ranks": [1],
+    ...                                   "A": [[1, 0], [0, 0]], "V": [[0, 0]]})
+    >>> [str(label) for label in classify_point(p, evidence=False).labels]
+    ['zero', 'singular', 'boundary']
+    """
     d, d_out, a = point.shape
-    if point.kind == "weights":
+    if point.kind is PointFormat.WEIGHTS:
         return classify_weights(*(point.arrays[k] for k in "QKV"), precision, seed, evidence)
-    if point.kind == "AV":
+    if point.kind is PointFormat.AV:
         return classify_av(point.arrays["A"], point.arrays["V"], a, precision, seed, evidence)
-    if point.kind == "tensor":
+    if point.kind is PointFormat.TENSOR:
         return classify_tensor(point.arrays["T"], a, precision, seed, evidence)
     raise ValueError(f"unknown point kind {point.kind!r}")
 
 
-def _classify(A_in, V_in, shape, prec: Precision, seed: int, want_evidence: bool, source: str,
+def _classify(A_in, V_in, shape, prec: RankOptions, seed: int, want_evidence: bool,
+              source: Source,
               qkv=None, member: Membership | None = None) -> Classification:
     check_shape(shape)
     with prec.context():
@@ -144,12 +255,12 @@ def _classify(A_in, V_in, shape, prec: Precision, seed: int, want_evidence: bool
               if want_evidence else None)
     agree = agreement(labels, ev)
     notes += margin_notes + [f"{k}: rule and evidence DISAGREE"
-                             for k, v in agree.items() if v == "DISAGREE"]
+                             for k, v in agree.items() if v.conflict]
     return Classification(shape, labels, kinds, ranks, decs, margin, prec, source, alts, ev,
                           agree, member, tuple(notes), seed)
 
 
-def _labels(combos: list, shape, prec: Precision, decs: tuple[Decision, ...] = ()):
+def _labels(combos: list, shape, prec: RankOptions, decs: tuple[Decision, ...] = ()):
     """(labels, kinds, alternatives, notes) over every (rk A, rk V, u ∥ w) still possible:
     one label set, or ("undecided",) with the alternatives. A candidate rk A > a is the outcome
     NOT_IN_M ("not in M"), which differs from every label set."""
@@ -179,9 +290,9 @@ def _labels(combos: list, shape, prec: Precision, decs: tuple[Decision, ...] = (
         notes.append("float64 cannot tell a special class from a neighbour within rounding "
                      "(≈1e-16 relative): use mpmath digits on exact input")
     else:
-        notes.append(f"more digits than {prec.digits} (--digits) can decide it when the input "
-                     "is exact")
-    return ("undecided",), (), alts, notes
+        notes.append(f"more digits than {prec.digits} (option 'digits') can decide it when the "
+                     "input is exact")
+    return UNDECIDED, (), alts, notes
 
 
 def _margin(decs: tuple[Decision, ...], alts: tuple) -> tuple[float, list[str]]:

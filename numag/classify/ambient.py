@@ -6,24 +6,31 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..rank import Decision, RankOptions, singular_values, threshold_rank, threshold_zero
 from ..tensor import PreimageData, preimage_candidates, tensor
-from .precision import (Decision, Precision, fmt, norm, singular_values, svd, threshold_rank,
-                        threshold_zero, work_digits)
+from .precision import fmt, norm, svd, work_digits
 
 
 @dataclass(frozen=True)
 class Membership:
     """Is an ambient point in M? (preimage recovery, numag.tensor.preimage_candidates)
 
-    Attributes:
-        in_M: True, False, or None (undecided).
-        residual: relative residual ‖T(A, V) − T‖/‖T‖ of the best real candidate preimage (an
-            upper bound on the relative distance to M when rk A ≤ a).
-        reason: why (e.g. semidefinite contraction: no real preimage).
-        residual_decision: the residual, decided against the tolerance.
-        eigenvalues: normalized eigenvalues of the random contraction (first three).
-        rank_A: rk A of the recovered preimage, decided against the tolerance (T ∈ M needs
-            rk A ≤ a as well as residual 0); the classification reads it from here.
+    Attributes
+    ----------
+    in_M
+        True, False, or None (undecided).
+    residual
+        relative residual ‖T(A, V) − T‖/‖T‖ of the best real candidate preimage (an
+        upper bound on the relative distance to M when rk A ≤ a).
+    reason
+        why (e.g. semidefinite contraction: no real preimage).
+    residual_decision
+        the residual, decided against the tolerance.
+    eigenvalues
+        normalized eigenvalues of the random contraction (first three).
+    rank_A
+        rk A of the recovered preimage, decided against the tolerance (T ∈ M needs
+        rk A ≤ a as well as residual 0); the classification reads it from here.
     """
 
     in_M: bool | None
@@ -47,7 +54,7 @@ class Membership:
                 "rank_A": self.rank_A.to_json() if self.rank_A else None}
 
 
-def membership(T: np.ndarray, a: int, prec: Precision, seed: int = 0,
+def membership(T: np.ndarray, a: int, prec: RankOptions, seed: int = 0,
                attempts: int = 2) -> tuple[Membership, tuple[np.ndarray, np.ndarray] | None]:
     """Decide whether a nonzero ambient point T (d', d, d, d) lies in M_{d,d',a}.
 
@@ -56,7 +63,7 @@ def membership(T: np.ndarray, a: int, prec: Precision, seed: int = 0,
     best residual against prec.tolerance. Returns the Membership and the best (A, V) (or None).
     """
     d_out, d = T.shape[0], T.shape[1]
-    wprec = Precision(work_digits(prec), prec.tolerance, prec.min_margin)
+    wprec = RankOptions(work_digits(prec), prec.tolerance, prec.min_margin)
     rng = np.random.default_rng(seed)
     with wprec.context():
         Tw = wprec.convert(T)
@@ -99,7 +106,7 @@ def _best_recovery(T: np.ndarray, rng: np.random.Generator, attempts: int) -> Pr
     return min(datas, key=lambda x: x.candidates[0].residual if x.candidates else math.inf)
 
 
-def _reason(data: PreimageData, res: Decision, prec: Precision) -> str:
+def _reason(data: PreimageData, res: Decision, prec: RankOptions) -> str:
     if not res.decided:
         return "undecided: the best residual is within the margin of the tolerance"
     if res.value == 0:
@@ -115,7 +122,7 @@ def _reason(data: PreimageData, res: Decision, prec: Precision) -> str:
     return "not in M: no real candidate preimage reproduces T"
 
 
-def _truncate(A: np.ndarray, r: int, prec: Precision) -> np.ndarray:
+def _truncate(A: np.ndarray, r: int, prec: RankOptions) -> np.ndarray:
     """The best rank-r approximation of A (truncated SVD)."""
     U, s, Vt = svd(A, prec)
     return (U[:, :r] * np.array(s[:r], dtype=A.dtype)[None, :]).dot(Vt[:r])

@@ -7,20 +7,25 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..rank import Decision, json_num, RankOptions, threshold_zero
 from ..tensor import eigh, tensor
 from .ambient import membership
-from .precision import (Decision, Precision, json_num, nearby_epsilon, norm, rank1_factors,
-                        threshold_zero, work_digits)
+from .labels import BoundaryVerdict
+from .precision import nearby_epsilon, norm, rank1_factors, work_digits
 
 
-def boundary_probe(exact, shape: tuple[int, int, int], prec: Precision, seed: int,
-                   decs: tuple[Decision, ...], notes: list) -> tuple[str, list[dict]]:
-    """Boundary verdict ('boundary', 'not boundary', 'not probed', 'inconclusive') and probes.
+def boundary_probe(exact, shape: tuple[int, int, int], prec: RankOptions, seed: int,
+                   decs: tuple[Decision, ...], notes: list) -> tuple[BoundaryVerdict, list[dict]]:
+    """Boundary verdict (boundary, not boundary, not probed, inconclusive) and probes.
 
-    Args:
-        exact: the input (A, V), read exactly (Fractions, ints, floats or mpf).
-        decs: rank A, rank V decisions (numag.classify.rules.rank_decisions).
-        notes: receives how the verdict was reached.
+    Parameters
+    ----------
+    exact
+        the input (A, V), read exactly (Fractions, ints, floats or mpf).
+    decs
+        rank A, rank V decisions (numag.classify.rules.rank_decisions).
+    notes
+        receives how the verdict was reached.
     """
     dA, dV = decs[0], decs[1]
     if dA.candidates == (0,) or dV.candidates == (0,):
@@ -29,17 +34,18 @@ def boundary_probe(exact, shape: tuple[int, int, int], prec: Precision, seed: in
         notes.append("no rank-1 factors (rk A or rk V ≥ 2, or undecided): no outside point "
                      "constructed ([derived] real points of the Zariski closure outside M are "
                      "c ⊗ S ⊗ v with S semidefinite of rank 2)")
-        return "not probed", []
+        return BoundaryVerdict.NOT_PROBED, []
     return _probe_rank1(exact, shape, prec, seed, notes)
 
 
-def _probe_precision(prec: Precision) -> Precision:
+def _probe_precision(prec: RankOptions) -> RankOptions:
     """2·digits + 10 digits, decided at tolerance² and margin²: the probed quantities are
     quadratic in the distance to the boundary."""
-    return Precision(work_digits(prec), prec.tolerance ** 2, prec.min_margin ** 2)
+    return RankOptions(work_digits(prec), prec.tolerance ** 2, prec.min_margin ** 2)
 
 
-def _probe_zero(shape, prec: Precision, seed: int, notes: list) -> tuple[str, list[dict]]:
+def _probe_zero(shape, prec: RankOptions, seed: int,
+                notes: list) -> tuple[BoundaryVerdict, list[dict]]:
     """φ = 0: the points ε·c ⊗ S ⊗ v (S = x xᵀ + y yᵀ random) for ε and ε²."""
     d, d_out, a = shape
     eps = nearby_epsilon(prec)
@@ -53,12 +59,13 @@ def _probe_zero(shape, prec: Precision, seed: int, notes: list) -> tuple[str, li
     if all(p["in_M"] is False for p in probes):
         notes.append("points ε·c ⊗ S ⊗ v (S semidefinite of rank 2) of the Zariski "
                      "closure have no real preimage, for ε → 0: zero is on the boundary")
-        return "boundary", probes
+        return BoundaryVerdict.BOUNDARY, probes
     notes.append("boundary probe: membership of the outside points not decided")
-    return "inconclusive", probes
+    return BoundaryVerdict.INCONCLUSIVE, probes
 
 
-def _probe_rank1(exact, shape, prec: Precision, seed: int, notes: list) -> tuple[str, list[dict]]:
+def _probe_rank1(exact, shape, prec: RankOptions, seed: int,
+                 notes: list) -> tuple[BoundaryVerdict, list[dict]]:
     """rk A = rk V = 1: the nearest outside point c ⊗ S' ⊗ v.
 
     For A = u vᵀ, V = c wᵀ, S = sym(u wᵀ) has eigenvalues λ± with |λ₋/λ₊| = tan²(θ/2) (θ the
@@ -85,21 +92,21 @@ def _probe_rank1(exact, shape, prec: Precision, seed: int, notes: list) -> tuple
     return _rank1_verdict(probe, flat, rho, notes), [probe]
 
 
-def _rank1_verdict(probe: dict, flat: Decision, rho, notes: list) -> str:
+def _rank1_verdict(probe: dict, flat: Decision, rho, notes: list) -> BoundaryVerdict:
     if probe["in_M"] is not False:
         notes.append("boundary probe: the constructed outside point was not shown outside M")
-        return "inconclusive"
+        return BoundaryVerdict.INCONCLUSIVE
     if flat.candidates == (0,):
         notes.append(f"S = sym(u wᵀ) has rank 1, so c ⊗ S' ⊗ v with S' semidefinite of rank 2 at "
                      f"distance {probe['distance']:.2g} (→ 0 with ε) has no real preimage: "
                      "boundary")
-        return "boundary"
+        return BoundaryVerdict.BOUNDARY
     if flat.candidates == (1,):
         notes.append(f"S = sym(u wᵀ) is indefinite (|λ₋/λ₊| = {float(rho):.3g}): the nearest "
                      f"outside point c ⊗ S' ⊗ v is at relative distance {probe['distance']:.3g}; "
                      "[derived] every outside point of the Zariski closure has this form")
-        return "not boundary"
-    return "inconclusive"
+        return BoundaryVerdict.NOT_BOUNDARY
+    return BoundaryVerdict.INCONCLUSIVE
 
 
 def _outer3(c, S, v):
@@ -107,7 +114,7 @@ def _outer3(c, S, v):
     return c[:, None, None, None] * S[None, :, :, None] * v[None, None, None, :]
 
 
-def _probe(psi, T0, a: int, prec: Precision, seed: int) -> dict:
+def _probe(psi, T0, a: int, prec: RankOptions, seed: int) -> dict:
     """Membership of the outside point psi and its relative distance to T0 (or norm, T0 None)."""
     mem, _ = membership(psi, a, prec, seed)
     dist = norm(psi - T0) / norm(T0) if T0 is not None else norm(psi)

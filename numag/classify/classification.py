@@ -3,40 +3,55 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..rank import Decision, json_num, RankOptions
 from .evidence import Evidence
+from .labels import Label, Source
 from .ambient import Membership
-from .precision import Decision, Precision, fmt, json_num
+from .precision import fmt
 
 
 @dataclass(frozen=True)
 class Classification:
     """The class of one point of M_{d,d',a}, with its decisions, evidence and agreement.
 
-    Attributes:
-        shape: (d, d', a).
-        labels: subset of LABELS; ("undecided",) when the margins do not settle the class;
-            () for an ambient point that is not in M (see membership).
-        kinds: kinds of singularity (rule-based).
-        ranks: {"A": rank, "V": rank} read at the tolerance (see decisions for margins).
-        decisions: rank A, rank V and, for rank-1 points, u ∥ w.
-        margin: smallest margin among the decisions (an undecided decision that cannot change
-            the labels is left out and noted).
-        alternatives: the label sets still possible when undecided; ("not in M",) among them
-            when a candidate rk A exceeds a (the input would then not be a point of M).
-        evidence: Evidence, or None when not computed.
-        agreement: {"singular": ..., "boundary": ...}: agree / DISAGREE / inconclusive / not probed.
-        membership: for ambient input, the recovery result.
-        source: 'weights (Q, K, V)', '(A, V)' or 'ambient tensor'.
+    Attributes
+    ----------
+    shape
+        (d, d', a).
+    labels
+        Labels (a subset of LABELS); (UNDECIDED,) when the margins do not settle the class;
+        () for an ambient point that is not in M (see membership).
+    kinds
+        kinds of singularity (rule-based).
+    ranks
+        {"A": rank, "V": rank} read at the tolerance (see decisions for margins).
+    decisions
+        rank A, rank V and, for rank-1 points, u ∥ w.
+    margin
+        smallest margin among the decisions (an undecided decision that cannot change
+        the labels is left out and noted).
+    alternatives
+        the label sets still possible when undecided; ("not in M",) among them
+        when a candidate rk A exceeds a (the input would then not be a point of M).
+    evidence
+        Evidence, or None when not computed.
+    agreement
+        {"singular": Agreement, "boundary": Agreement}: agree / DISAGREE /
+        inconclusive / not probed / rule undecided.
+    membership
+        for ambient input, the recovery result.
+    source
+        Source: 'weights (Q, K, V)', '(A, V)' or 'ambient tensor'.
     """
 
     shape: tuple[int, int, int]
-    labels: tuple[str, ...]
+    labels: tuple[Label, ...]
     kinds: tuple[str, ...]
     ranks: dict
     decisions: tuple[Decision, ...]
     margin: float
-    precision: Precision
-    source: str
+    precision: RankOptions
+    source: Source
     alternatives: tuple[tuple[str, ...], ...] = ()
     evidence: Evidence | None = None
     agreement: dict = field(default_factory=dict)

@@ -14,11 +14,12 @@ import numpy as np
 from ..architecture import Architecture, LayerWeights
 from ..formulas import single_layer
 from ..jacobian import jacobian
+from ..rank import Decision, json_num, RankOptions, singular_values, threshold_rank
 from ..tensor import tensor
 from .boundary import boundary_probe
 from .fiber import FiberSample, fiber_points
-from .precision import (Decision, Precision, json_num, nearby_epsilon, norm, singular_values,
-                        svd, threshold_rank)
+from .labels import UNDECIDED, Agreement, BoundaryVerdict, Label, SingularVerdict
+from .precision import nearby_epsilon, norm, svd
 
 NEARBY_POINTS = 3
 
@@ -43,27 +44,37 @@ class FiberPoint:
 class Evidence:
     """Evidence computed independently of the rank rules.
 
-    Attributes:
-        dim_formula: dim M from numag.formulas.single_layer (HMK).
-        generic_rank: Jacobian rank at a random point (the computed dim M).
-        fiber: fiber points (branches and, when rk A < a or φ = 0, random factorizations).
-        joint_rank: rank of all their tangent images together (> dim M ⇒ singular: the Zariski
-            tangent space contains every image of the differential).
-        nearby_joint_rank: joint rank of the tangent spaces at random points at relative
-            distance `epsilon` (only when every fiber point is critical); > dim M means the
-            tangent spaces jump, so their limits span more than dim M ⇒ singular.
-        singular: 'singular', 'smooth' (consistent with smooth), or 'inconclusive'.
-        boundary: 'boundary', 'not boundary', 'not probed', or 'inconclusive'.
-        probes: outside points of the Zariski closure tried: relative distance and membership.
-        notes: how each verdict was reached.
+    Attributes
+    ----------
+    dim_formula
+        dim M from numag.formulas.single_layer (HMK).
+    generic_rank
+        Jacobian rank at a random point (the computed dim M).
+    fiber
+        fiber points (branches and, when rk A < a or φ = 0, random factorizations).
+    joint_rank
+        rank of all their tangent images together (> dim M ⇒ singular: the Zariski
+        tangent space contains every image of the differential).
+    nearby_joint_rank
+        joint rank of the tangent spaces at random points at relative
+        distance `epsilon` (only when every fiber point is critical); > dim M means the
+        tangent spaces jump, so their limits span more than dim M ⇒ singular.
+    singular
+        SingularVerdict: singular, smooth (consistent with smooth), or inconclusive.
+    boundary
+        BoundaryVerdict: boundary, not boundary, not probed, or inconclusive.
+    probes
+        outside points of the Zariski closure tried: relative distance and membership.
+    notes
+        how each verdict was reached.
     """
 
     dim_formula: int
     generic_rank: Decision
     fiber: tuple[FiberPoint, ...]
     joint_rank: Decision
-    singular: str
-    boundary: str
+    singular: SingularVerdict
+    boundary: BoundaryVerdict
     nearby_joint_rank: Decision | None = None
     epsilon: float | None = None
     probes: tuple[dict, ...] = ()
@@ -83,14 +94,18 @@ class Evidence:
 
 
 def collect_evidence(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int],
-                     prec: Precision, seed: int, decs: tuple[Decision, ...], qkv,
+                     prec: RankOptions, seed: int, decs: tuple[Decision, ...], qkv,
                      exact) -> Evidence:
     """Jacobian ranks on the fiber over φ = T(A, V), nearby tangent spaces and boundary probes.
 
-    Args:
-        A, V: converted to prec (call inside prec.context()); exact: the input (A, V) as read.
-        decs: rank A, rank V decisions (they choose the fiber branches and the probes).
-        qkv: the given weights (Q, K, V), or None.
+    Parameters
+    ----------
+    A, V
+        converted to prec (call inside prec.context()); exact: the input (A, V) as read.
+    decs
+        rank A, rank V decisions (they choose the fiber branches and the probes).
+    qkv
+        the given weights (Q, K, V), or None.
     """
     d, d_out, a = shape
     arch = Architecture.single(d, d_out, a)
@@ -112,7 +127,7 @@ def collect_evidence(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int],
     pts = fiber_points(A, V, shape, prec, rng, decs, qkv)
     fiber, joint = _fiber_ranks(pts, jac, tensor(A, V), prec, seed)
     singular, nearby, eps = _singular_verdict(fiber, joint, dim, generic, notes), None, None
-    if singular == "critical":
+    if singular is SingularVerdict.CRITICAL:
         nearby, eps = _nearby_joint_rank(pts[0][1], jac, prec, rng)
         singular = _nearby_verdict(nearby, dim, notes)
     boundary, probes = boundary_probe(exact, shape, prec, seed, decs, notes)
@@ -120,7 +135,7 @@ def collect_evidence(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int],
                     tuple(probes), tuple(notes), seed, n_inputs)
 
 
-def _fiber_ranks(pts: list[FiberSample], jac, T0: np.ndarray, prec: Precision,
+def _fiber_ranks(pts: list[FiberSample], jac, T0: np.ndarray, prec: RankOptions,
                  seed: int) -> tuple[list[FiberPoint], Decision]:
     """Jacobian rank and relative residual at each fiber point, and the joint rank."""
     n0 = norm(T0)
@@ -153,7 +168,7 @@ def _joint(jacs: list, ops, seed: int) -> np.ndarray:
 _GENERIC_CACHE: dict = {}
 
 
-def _generic_rank(shape, prec: Precision, seed: int, arch, X) -> Decision:
+def _generic_rank(shape, prec: RankOptions, seed: int, arch, X) -> Decision:
     """Jacobian rank at a random point (the computed dim M); cached per shape/precision/seed."""
     key = (shape, prec, seed)
     if key not in _GENERIC_CACHE:
@@ -165,31 +180,32 @@ def _generic_rank(shape, prec: Precision, seed: int, arch, X) -> Decision:
     return _GENERIC_CACHE[key]
 
 
-def _singular_verdict(fiber, joint: Decision, dim: int, generic: Decision, notes: list) -> str:
-    """'singular', 'smooth', 'inconclusive', or 'critical' (nearby tangent spaces decide)."""
+def _singular_verdict(fiber, joint: Decision, dim: int, generic: Decision,
+                      notes: list) -> SingularVerdict:
+    """Singular, smooth, inconclusive, or critical (nearby tangent spaces decide)."""
     if not generic.decided:
         notes.append("generic Jacobian rank undecided: no singularity verdict")
-        return "inconclusive"
+        return SingularVerdict.INCONCLUSIVE
     if min(joint.candidates) > dim:
         notes.append(f"joint rank of the fiber's tangent images {joint.value} > dim M = {dim}; "
                      "every image of the differential lies in the Zariski tangent space at φ, "
                      "which is therefore larger than dim M: singular")
-        return "singular"
+        return SingularVerdict.SINGULAR
     full = [f.name for f in fiber if f.jacobian_rank.candidates == (dim,)]
     if max(joint.candidates) <= dim and full:
         notes.append(f"Jacobian rank dim M = {dim} at {full[0]} and joint rank {joint.value}: a "
                      "neighbourhood there maps onto a manifold of dimension dim M, and all fiber "
                      "tangent images agree (consistent with smooth)")
-        return "smooth"
+        return SingularVerdict.SMOOTH
     if max(joint.candidates) <= dim and all(max(f.jacobian_rank.candidates) < dim for f in fiber):
         notes.append(f"every fiber point tried is critical (Jacobian rank < dim M = {dim}): "
                      "tangent spaces at nearby points decide")
-        return "critical"
+        return SingularVerdict.CRITICAL
     notes.append("Jacobian ranks undecided at this precision: no singularity verdict")
-    return "inconclusive"
+    return SingularVerdict.INCONCLUSIVE
 
 
-def _nearby_joint_rank(W, jac, prec: Precision, rng) -> tuple[Decision, float]:
+def _nearby_joint_rank(W, jac, prec: RankOptions, rng) -> tuple[Decision, float]:
     """Joint rank of the tangent spaces (orthonormal bases) at NEARBY_POINTS random points at
     relative distance ε from W, decided at tolerance √ε: at a smooth point they differ by O(ε)."""
     eps = nearby_epsilon(prec)
@@ -201,39 +217,39 @@ def _nearby_joint_rank(W, jac, prec: Precision, rng) -> tuple[Decision, float]:
         step = eps * nW / norm(np.concatenate([m.reshape(-1) for m in dW]))
         U, s, _ = svd(jac([m + step * dm for m, dm in zip(W, dW)]), prec)
         bases.append(U[:, :threshold_rank("nearby rank", s, prec).value])
-    near = Precision(prec.digits, tolerance=eps ** 0.5, min_margin=10.0 if prec.digits else 3.0)
+    near = RankOptions(prec.digits, tolerance=eps ** 0.5, min_margin=10.0 if prec.digits else 3.0)
     dec = threshold_rank("joint rank of tangent spaces at nearby points",
                          singular_values(np.concatenate(bases, axis=1), near), near)
     return dec, eps
 
 
-def _nearby_verdict(dec: Decision, dim: int, notes: list) -> str:
+def _nearby_verdict(dec: Decision, dim: int, notes: list) -> SingularVerdict:
     if min(dec.candidates) > dim:
         notes.append(f"tangent spaces at nearby points span {dec.value} > dim M = {dim} at "
                      f"tolerance {dec.tolerance:.1e}: they jump, their limits at φ lie in the "
                      "Zariski tangent space, which is larger than dim M: singular")
-        return "singular"
+        return SingularVerdict.SINGULAR
     if max(dec.candidates) <= dim:
         notes.append(f"tangent spaces at nearby points agree up to O(ε) (joint rank {dec.value} "
                      f"= dim M): no singularity detected (a cusp-like one would not show)")
-        return "smooth"
+        return SingularVerdict.SMOOTH
     notes.append("nearby tangent spaces: joint rank undecided")
-    return "inconclusive"
+    return SingularVerdict.INCONCLUSIVE
 
 
-def agreement(labels: tuple[str, ...], ev: Evidence | None) -> dict:
-    """Rule labels vs evidence: {"singular": ..., "boundary": ...}, each 'agree', 'DISAGREE' or
-    the evidence's own inconclusive verdict; {} without evidence."""
+def agreement(labels: tuple[Label, ...], ev: Evidence | None) -> dict[str, Agreement]:
+    """Rule labels vs evidence: {"singular": ..., "boundary": ...}, each agree, DISAGREE or
+    the evidence's own undecided verdict (inconclusive, not probed); {} without evidence."""
     if ev is None:
         return {}
-    if labels in (("undecided",), ()):
-        return {"singular": "rule undecided", "boundary": "rule undecided"}
+    if labels in (UNDECIDED, ()):
+        return {"singular": Agreement.RULE_UNDECIDED, "boundary": Agreement.RULE_UNDECIDED}
     out = {}
-    for key, yes, no in (("singular", "singular", "smooth"),
-                         ("boundary", "boundary", "not boundary")):
-        verdict = getattr(ev, key)
-        if verdict in (yes, no):
-            out[key] = "agree" if (verdict == yes) == (key in labels) else "DISAGREE"
+    for key, verdict, yes in (("singular", ev.singular, SingularVerdict.SINGULAR),
+                              ("boundary", ev.boundary, BoundaryVerdict.BOUNDARY)):
+        if verdict.decided:
+            out[key] = Agreement.AGREE if (verdict is yes) == (Label(key) in labels) \
+                else Agreement.DISAGREE
         else:
-            out[key] = verdict
+            out[key] = Agreement(verdict.value)
     return out

@@ -4,13 +4,14 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-from .precision import Decision, Precision, norm, rank1_factors, sqrt, svd
+from ..rank import Decision, RankOptions
+from .precision import norm, rank1_factors, sqrt, svd
 
 # (name, (Q, K, V), whether its tangent image enters the joint rank)
 FiberSample = tuple[str, tuple[np.ndarray, np.ndarray, np.ndarray], bool]
 
 
-def fiber_points(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int], prec: Precision,
+def fiber_points(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int], prec: RankOptions,
                  rng: np.random.Generator, decs: tuple[Decision, ...], qkv) -> list[FiberSample]:
     """Points W of the fiber over T(A, V) (A, V converted to prec, inside its context).
 
@@ -33,7 +34,7 @@ def fiber_points(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int], prec
     return pts
 
 
-def _zero_fiber(shape, prec: Precision, rng) -> list[FiberSample]:
+def _zero_fiber(shape, prec: RankOptions, rng) -> list[FiberSample]:
     """Two random points on each of the components {A = 0} (K = 0 or Q = 0) and {V = 0}."""
     d, d_out, a = shape
     ops = prec.ops()
@@ -63,7 +64,7 @@ def _rescale(Q, K, V):
     return Q * sqrt(lam), K * sqrt(lam), V / lam
 
 
-def _factorizations(name: str, A, V, r: int, a: int, prec: Precision, rng) -> list[FiberSample]:
+def _factorizations(name: str, A, V, r: int, a: int, prec: RankOptions, rng) -> list[FiberSample]:
     """A = Kᵀ Q with Q, K (a, d): the balanced SVD factorization, and when r < a three random
     ones (extra rows in Q or in K: Nᵀ P = 0), which differ in their tangent images."""
     d = A.shape[0]

@@ -13,8 +13,10 @@ _REAL_TYPES = (int, float, np.integer, np.floating, Fraction, mpmath.mpf)
 def check_matrix(m: Any, name: str) -> np.ndarray:
     """m as a non-empty 2-D array of finite reals (see check_array).
 
-    Raises:
-        ValueError: not 2-D, empty, or an entry that is not a finite real number.
+    Raises
+    ------
+    ValueError
+        not 2-D, empty, or an entry that is not a finite real number.
     """
     m = np.asarray(m)
     if m.ndim != 2 or 0 in m.shape:
@@ -26,8 +28,10 @@ def check_array(m: np.ndarray, name: str) -> np.ndarray:
     """m unchanged if every entry is a finite real: a real numpy dtype, or an object array of
     ints, floats, Fractions or mpf (bools and complex numbers refused).
 
-    Raises:
-        ValueError: naming the first offending entry or the dtype.
+    Raises
+    ------
+    ValueError
+        naming the first offending entry or the dtype.
     """
     if m.dtype == object:
         for v in m.flat:

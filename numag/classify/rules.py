@@ -17,11 +17,11 @@ import itertools
 
 import numpy as np
 
-from .precision import Decision, Precision, fmt, singular_values, threshold_rank
+from ..rank import Decision, RankOptions, singular_values, threshold_rank
+from .labels import LABELS, NOT_IN_M, Label, Source
+from .precision import fmt
 
-LABELS = ("zero", "singular", "boundary", "smooth", "undecided")
-# the outcome of a rank candidate rk A > a: T(A, V) is then not a point of M_{d,d',a}
-NOT_IN_M = ("not in M",)
+__all__ = ["LABELS", "NOT_IN_M", "rule_labels", "rule_outcome", "rank_decisions"]
 
 
 def rule_labels(d: int, d_out: int, a: int, rank_A: int, rank_V: int,
@@ -29,11 +29,12 @@ def rule_labels(d: int, d_out: int, a: int, rank_A: int, rank_V: int,
     """Labels and singular kinds of a point with these ranks (paper-notes §2; rules in the module
     docstring). `parallel` (u ∥ w) matters only when rank_A = rank_V = 1.
 
-    Returns:
-        (labels, kinds): labels ⊂ LABELS in a fixed order; kinds explain 'singular'.
+    Returns
+    -------
+    (labels, kinds): labels ⊂ LABELS in a fixed order; kinds explain 'singular'.
     """
     if rank_A == 0 or rank_V == 0:
-        return ("zero", "singular", "boundary"), ("zero (fiber {A = 0} ∪ {V = 0})",)
+        return (Label.ZERO, Label.SINGULAR, Label.BOUNDARY), ("zero (fiber {A = 0} ∪ {V = 0})",)
     rank1 = rank_A == 1 and rank_V == 1
     kinds = []
     if (a, d_out) == (1, 1):
@@ -45,14 +46,14 @@ def rule_labels(d: int, d_out: int, a: int, rank_A: int, rank_V: int,
         if rank1:
             kinds.append("rk A = rk V = 1 with u ∥ w (the two branches meet)" if parallel else
                          "self-intersection of two branches (rk A = rk V = 1, u ∦ w)")
-    labels = ("singular",) if kinds else ("smooth",)
+    labels = (Label.SINGULAR,) if kinds else (Label.SMOOTH,)
     if rank1 and parallel:
-        labels += ("boundary",)
+        labels += (Label.BOUNDARY,)
     return labels, tuple(kinds)
 
 
-def rank_decisions(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int], prec: Precision,
-                   source: str, rank_A: Decision | None = None
+def rank_decisions(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int], prec: RankOptions,
+                   source: Source, rank_A: Decision | None = None
                    ) -> tuple[tuple[Decision, ...], dict, list]:
     """Decide rk A, rk V and, when both may be 1, u ∥ w (A, V converted to prec, in its context).
 
@@ -61,24 +62,31 @@ def rank_decisions(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int], pr
     For "weights (Q, K, V)" they are dropped: A = KᵀQ has rank ≤ a exactly, so they are
     rounding artefacts of the product.
 
-    Args:
-        rank_A: a rank decision for A made elsewhere (the ambient membership test decides it on
-            the recovered preimage at its working precision), used instead of deciding again.
-    Returns:
-        (decisions, {"A": rank, "V": rank} read at the tolerance, every (rk A, rk V, u ∥ w)
+    Parameters
+    ----------
+    rank_A
+        a rank decision for A made elsewhere (the ambient membership test decides it on
+        the recovered preimage at its working precision), used instead of deciding again.
+
+    Returns
+    -------
+    (decisions, {"A": rank, "V": rank} read at the tolerance, every (rk A, rk V, u ∥ w)
         consistent with the margins).
-    Raises:
-        ValueError: source "(A, V)", rk A > a for every candidate (decided, or undecided among
-            ranks that all exceed a) and V ≠ 0 possible: T(A, V) is not a point of M_{d,d',a}.
+
+    Raises
+    ------
+    ValueError
+        source "(A, V)", rk A > a for every candidate (decided, or undecided among
+        ranks that all exceed a) and V ≠ 0 possible: T(A, V) is not a point of M_{d,d',a}.
     """
     d, d_out, a = shape
     limit = min(a, d)
     sA, sV = singular_values(A, prec), singular_values(V, prec)
     dA = rank_A if rank_A is not None else threshold_rank("rank A", sA, prec)
     dV = threshold_rank("rank V", sV, prec)
-    if source == "(A, V)" and min(dA.candidates) > limit and 0 not in dV.candidates:
+    if source is Source.AV and min(dA.candidates) > limit and 0 not in dV.candidates:
         raise ValueError(_above_a_message(dA, shape, prec))
-    if source == "weights (Q, K, V)":
+    if source.rank_bounded:
         # rk A ≤ a holds exactly for A = KᵀQ; candidates above it are rounding artefacts
         cand_A = tuple(r for r in dA.candidates if r <= limit) or (limit,)
     else:
@@ -94,21 +102,23 @@ def rank_decisions(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int], pr
 
 
 def rule_outcome(d: int, d_out: int, a: int, rank_A: int, rank_V: int,
-                 parallel: bool, rules=None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+                 parallel: bool, rules=None) -> tuple[tuple[Label, ...], tuple[str, ...]]:
     """rule_labels, or (NOT_IN_M, (why,)) when rank_A > min(a, d) and rank_V > 0: then T(A, V)
     is not a point of M_{d,d',a} (it lies in M_{d,d',rank_A}) and no label of paper-notes §2
     applies. (With V = 0, T(A, 0) = 0 = T(0, V') is the zero point of M whatever rk A is.)
 
-    Args:
-        rules: the rule_labels to call (default this module's; the package passes its own
-            namespace's so that a replaced rule takes effect).
+    Parameters
+    ----------
+    rules
+        the rule_labels to call (default this module's; the package passes its own
+        namespace's so that a replaced rule takes effect).
     """
     if rank_A > min(a, d) and rank_V != 0:
         return NOT_IN_M, (f"rk A = {rank_A} > a = {a}: not a point of M_{{{d},{d_out},{a}}}",)
     return (rules or rule_labels)(d, d_out, a, rank_A, rank_V, parallel)
 
 
-def _above_a_message(dA: Decision, shape: tuple[int, int, int], prec: Precision) -> str:
+def _above_a_message(dA: Decision, shape: tuple[int, int, int], prec: RankOptions) -> str:
     """Why A (every rank candidate above min(a, d)) makes (A, V) no point of M_{d,d',a}."""
     d, d_out, a = shape
     limit = min(a, d)
@@ -123,7 +133,7 @@ def _above_a_message(dA: Decision, shape: tuple[int, int, int], prec: Precision)
             f"margin {fmt(dA.values[limit] / prec.tolerance)}){tail}")
 
 
-def _parallel(A, V, nA, nV, prec: Precision) -> tuple[Decision | None, tuple[bool, ...]]:
+def _parallel(A, V, nA, nV, prec: RankOptions) -> tuple[Decision | None, tuple[bool, ...]]:
     """u ∥ w for A = u vᵀ, V = c wᵀ iff [A/|A|, Vᵀ/|V|] (columns spanning u, w) has rank 1."""
     if nA == 0 or nV == 0:
         return None, (False, True)               # float64 zero matrix: direction unknown

@@ -3,14 +3,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections import Counter
-from typing import Any
 
-from tqdm.auto import tqdm
-
-from ..classify import Classification, Precision, classify_point
-from ..io import BadLine, load_points, single_layer_point_from_json
-from .common import bounded, nonnegative_int, print_json, table
+from ..classify import Classification
+from ..classify.batch import ClassificationBatch, label_text
+from ..io import strict_json
+from ..jobs.classify import ClassifyOptions, run_classify
+from .common import add_option, cli_text, options_from_args, print_json, table
 
 NAME = "classify"
 HELP = ("classify points of a single-layer lightning neuromanifold (zero, singular, boundary, "
@@ -18,70 +16,44 @@ HELP = ("classify points of a single-layer lightning neuromanifold (zero, singul
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", metavar="FILE",
-                   help="JSON point: weights (Q, K, V), {'A', 'V'} or {'tensor'} with widths "
-                        "[d, d'] and ranks [a]; JSON lines (.jsonl or --batch) for batch mode")
-    p.add_argument("--digits", type=bounded(int, 15), default=50,
-                   help="mpmath digits of every decision (default 50; at least 15)")
-    p.add_argument("--float64", action="store_true",
-                   help="decide in float64 instead (for comparison: it never certifies a "
-                        "special class)")
-    p.add_argument("--tolerance", type=bounded(float, 0, 1, strict=True), default=None,
-                   help="relative zero tolerance (default 10^(-0.8*digits))")
-    p.add_argument("--min-margin", type=bounded(float, 1), default=None,
-                   help="margin needed to decide (default 10^(digits/10))")
-    p.add_argument("--seed", type=nonnegative_int, default=0,
-                   help="seed of the evidence's random choices")
-    p.add_argument("--no-evidence", action="store_true",
-                   help="rules only (skip Jacobian ranks and boundary probes; much faster)")
-    p.add_argument("--batch", action="store_true",
-                   help="FILE holds one JSON object per line (exit status 1 if a line fails)")
+    add_option(p, ClassifyOptions, "file", positional=True, metavar="FILE",
+               help="JSON point: weights (Q, K, V), {'A', 'V'} or {'tensor'} with widths "
+                    "[d, d'] and ranks [a]; JSON lines (.jsonl or --batch) for batch mode")
+    add_option(p, ClassifyOptions, "digits")
+    add_option(p, ClassifyOptions, "float64",
+               help="decide in float64 instead (for comparison: it never certifies a special "
+                    "class)")
+    add_option(p, ClassifyOptions, "tolerance",
+               help="relative zero tolerance (default 10^(-0.8*digits))")
+    add_option(p, ClassifyOptions, "min_margin",
+               help="margin needed to decide (default 10^(digits/10))")
+    add_option(p, ClassifyOptions, "seed")
+    add_option(p, ClassifyOptions, "no_evidence",
+               help="rules only (skip Jacobian ranks and boundary probes; much faster)")
+    add_option(p, ClassifyOptions, "batch",
+               help="FILE holds one JSON object per line (exit status 1 if a line fails)")
     p.add_argument("--json", action="store_true",
                    help="print JSON (one object; JSON lines in batch mode)")
 
 
 def run(args: argparse.Namespace) -> int:
-    prec = Precision(None if args.float64 else args.digits, args.tolerance, args.min_margin)
-    points = load_points(args.file, batch=True if args.batch else None, keep_bad_lines=True)
-    batch = len(points) > 1 or args.batch or str(args.file).endswith(".jsonl")
-    if not batch:
-        where, obj = points[0]
-        result = classify_point(_point(obj, where), prec, args.seed, not args.no_evidence)
+    result = run_classify(options_from_args(ClassifyOptions, args))
+    if isinstance(result, Classification):
         print_json(result.to_json()) if args.json else print(render(result))
         return 0
-    rows = []
-    bar = tqdm(points, desc="classify", disable=None, leave=False)
-    for where, obj in bar:
-        try:
-            result = classify_point(_point(obj, where), prec, args.seed, not args.no_evidence)
-        except ValueError as exc:        # one bad line must not hide the others
-            rows.append((where, None, str(exc)))
-            if args.json:
-                print(json.dumps({"where": where, "error": str(exc)}))
-            continue
-        rows.append((where, result, None))
-        if args.json:
-            print(json.dumps({"where": where, **result.to_json()}, default=str))
-    if not args.json:
-        print(render_batch(rows, prec))
-    return 1 if any(err for _, _, err in rows) else 0
-
-
-def _point(obj: Any, where: str):
-    if isinstance(obj, BadLine):
-        raise ValueError(f"{where}: {obj.message}")
-    return single_layer_point_from_json(obj, where)
-
-
-def _labels(r: Classification) -> str:
-    return ", ".join(r.labels) if r.labels else "not in M"
+    if args.json:
+        for entry in result.entries:
+            print(json.dumps(strict_json(entry.to_json()), default=str))
+    else:
+        print(render_batch(result))
+    return 1 if result.failed else 0
 
 
 def render(r: Classification) -> str:
     """Readable report of one Classification."""
     d, dp, a = r.shape
     rows = [("shape (d, d', a)", f"({d}, {dp}, {a})   input: {r.source}"),
-            ("labels", _labels(r))]
+            ("labels", label_text(r))]
     if r.kinds:
         rows.append(("kind", "; ".join(r.kinds)))
     if r.alternatives:
@@ -111,7 +83,7 @@ def render(r: Classification) -> str:
         rows.append(("  verdicts", f"singular: {e.singular}; boundary: {e.boundary}"))
         rows.append(("agreement", ", ".join(f"{k}: {v}" for k, v in r.agreement.items())))
     lines = [table(rows)]
-    lines += [f"  note: {n}" for n in (*r.notes, *(e.notes if e else ()))]
+    lines += [f"  note: {cli_text(n)}" for n in (*r.notes, *(e.notes if e else ()))]
     return "\n".join(lines)
 
 
@@ -119,25 +91,23 @@ def _g(x: float) -> str:
     return "inf (exact zero)" if x == float("inf") else f"{x:.3g}"
 
 
-def render_batch(rows, prec: Precision) -> str:
+def render_batch(batch: ClassificationBatch) -> str:
     """Summary table of a batch: one line per point, then counts per label set."""
     head = f"{'point':<28} {'shape':<10} {'labels':<28} {'rk A':>4} {'rk V':>4} {'margin':>9}  agreement"
     out = [head, "-" * len(head)]
-    counts: Counter = Counter()
-    for where, r, err in rows:
-        name = where if len(where) <= 28 else "…" + where[-27:]
-        if err:
-            out.append(f"{name:<28} ERROR: {err}")
-            counts["error"] += 1
+    for e in batch.entries:
+        name = e.where if len(e.where) <= 28 else "…" + e.where[-27:]
+        if e.error:
+            out.append(f"{name:<28} ERROR: {e.error}")
             continue
+        r = e.result
         d, dp, a = r.shape
         agree = ", ".join(f"{k[:4]}:{v}" for k, v in r.agreement.items()) or "-"
-        out.append(f"{name:<28} {f'({d},{dp},{a})':<10} {_labels(r):<28} "
+        out.append(f"{name:<28} {f'({d},{dp},{a})':<10} {label_text(r):<28} "
                    f"{_s(r.ranks.get('A')):>4} {_s(r.ranks.get('V')):>4} {_g(r.margin)[:9]:>9}  {agree}")
-        counts[_labels(r)] += 1
     out.append("")
-    out.append(f"{len(rows)} point(s) at {prec.name}: " +
-               "; ".join(f"{k}: {v}" for k, v in sorted(counts.items())))
+    out.append(f"{len(batch.entries)} point(s) at {batch.precision.name}: " +
+               "; ".join(f"{k}: {v}" for k, v in batch.counts().items()))
     return "\n".join(out)
 
 

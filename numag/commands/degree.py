@@ -3,28 +3,26 @@ from __future__ import annotations
 
 import argparse
 
-from ..degree import DegreeResult, degree
-from .common import (add_architecture_arguments, architecture_from, nonnegative_int,
-                     positive_float, positive_int, print_json, table)
+from ..degree import DegreeResult
+from ..jobs.degree import DegreeOptions, run_degree
+from .common import add_architecture_options, add_option, options_from_args, print_json, table
 
 NAME = "degree"
-HELP = "degree of the neuromanifold's Zariski closure (pseudo-witness set, trace test)"
+HELP = ("degree of the neuromanifold's Zariski closure (pseudo-witness set, trace test; "
+        "lightning, multi-head attention and polynomial networks)")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    add_architecture_arguments(p)
-    p.add_argument("--seed", type=nonnegative_int, default=0,
-                   help="seed of every random choice (default 0)")
-    p.add_argument("--timeout", type=positive_float, default=None, metavar="SECONDS",
-                   help="monodromy budget; when reached the degree is undecided")
-    p.add_argument("--max-loops", type=positive_int, default=100,
-                   help="monodromy loop budget (default 100)")
+    add_architecture_options(p, DegreeOptions)
+    add_option(p, DegreeOptions, "softmax")
+    add_option(p, DegreeOptions, "seed")
+    add_option(p, DegreeOptions, "timeout", metavar="SECONDS")
+    add_option(p, DegreeOptions, "max_loops", metavar="L")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def run(args: argparse.Namespace) -> int:
-    arch = architecture_from(args)
-    result = degree(arch, seed=args.seed, timeout=args.timeout, max_loops=args.max_loops)
+    result = run_degree(options_from_args(DegreeOptions, args))
     print_json(result.to_json()) if args.json else print(render(result))
     return 0
 

@@ -27,10 +27,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     out = output_folder(args.out)
-    data = reproduce(out, quick=args.quick, only=args.only, seed=args.seed,
-                     workers=args.workers, scheduler=args.scheduler,
-                     log=lambda s: print(s, flush=True))
-    c = data["counts"]
+    report = reproduce(out, quick=args.quick, only=args.only, seed=args.seed,
+                       workers=args.workers, scheduler=args.scheduler,
+                       log=lambda s: print(s, flush=True))
+    c = report.counts
     print(f"\nclaims: ✓ {c['✓']}  ✗ {c['✗']}  ? {c['?']}   report: {out / 'REPORT.md'}")
     return 0
 

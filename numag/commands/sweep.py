@@ -19,6 +19,7 @@ from ..sweep import load_tasks, run_tasks
 from ..sweep.execute import PoolError
 from ..sweep.export import FORMATS, export_rows, render
 from ..sweep.store import Store
+from ..sweep.tasks import TaskStatus
 
 NAME = "sweep"
 HELP = "run a sweep of tasks into a resumable result store, or export the store"
@@ -69,8 +70,8 @@ def run(args: argparse.Namespace) -> int:
               f"resume", file=sys.stderr)
         return 130
     unique = list({r.key: r for r in records}.values())
-    done = [r for r in unique if r.status == "done"]
-    failed = [r for r in unique if r.status == "failed"]
+    done = [r for r in unique if r.status is TaskStatus.DONE]
+    failed = [r for r in unique if r.status is TaskStatus.FAILED]
     now = sum(r.ran for r in unique)
     print(f"{len(unique)} tasks: {len(done)} done, {len(failed)} failed "
           f"({now} run now, {len(unique) - now} already in {args.store})")

@@ -33,10 +33,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from tqdm.auto import tqdm
 
+from .. import progress as _progress
 from .store import Store, TaskRecord
-from .tasks import Outcome, TaskSpec, execute, normalize
+from .tasks import Outcome, TaskSpec, TaskStatus, execute, normalize
 
 ALLOWED_FAILURES = 3
 
@@ -48,27 +48,42 @@ def run_tasks(tasks: Sequence[dict | TaskSpec], store: str | Path, workers: int 
               allowed_failures: int = ALLOWED_FAILURES) -> list[TaskRecord]:
     """Run tasks through the store: the Python API of `numag sweep` (used by the studies).
 
-    Args:
-        tasks: task dicts such as {"task": "dim", "widths": [3, 2], "ranks": [1], "seed": 1}
-            (see numag.sweep.tasks) or TaskSpecs (numag.sweep.load_tasks).
-        store: SQLite file; created if missing.
-        workers: local processes (default os.cpu_count(); 0 = in this process), or the number
-            of workers of scheduler='local'. Ignored for a given Dask scheduler address/client.
-        scheduler: None (local pool), 'local' (a LocalCluster on 127.0.0.1, closed afterwards),
-            a Dask scheduler address 'tcp://HOST:PORT', or a distributed.Client.
-        progress: tqdm bar on stderr; default only on a terminal.
-        retry_failed: rerun tasks stored as failed (default: keep their stored failure).
-        allowed_failures: local pool: deaths of a worker running the task alone before the task
-            is stored failed. (Dask uses its own distributed.scheduler.allowed-failures.)
-    Returns:
-        One TaskRecord per given task, in order (a duplicate task gets the same record);
-        record.ran tells whether it was computed by this call; record.result is the command's
-        --json dict when record.status == 'done'.
-    Raises:
-        ValueError: a bad task (see tasks.normalize; named by its index), bad workers, an
-            unusable store, dask missing or its scheduler unreachable.
-        PoolError: local worker processes cannot run any task (see run_pool).
-        KeyboardInterrupt: after leaving the store consistent (see module docstring).
+    Parameters
+    ----------
+    tasks
+        task dicts such as {"task": "dim", "widths": [3, 2], "ranks": [1], "seed": 1}
+        (see numag.sweep.tasks) or TaskSpecs (numag.sweep.load_tasks).
+    store
+        SQLite file; created if missing.
+    workers
+        local processes (default os.cpu_count(); 0 = in this process), or the number
+        of workers of scheduler='local'. Ignored for a given Dask scheduler address/client.
+    scheduler
+        None (local pool), 'local' (a LocalCluster on 127.0.0.1, closed afterwards),
+        a Dask scheduler address 'tcp://HOST:PORT', or a distributed.Client.
+    progress
+        tqdm bar on stderr; default only on a terminal.
+    retry_failed
+        rerun tasks stored as failed (default: keep their stored failure).
+    allowed_failures
+        local pool: deaths of a worker running the task alone before the task
+        is stored failed. (Dask uses its own distributed.scheduler.allowed-failures.)
+
+    Returns
+    -------
+    One TaskRecord per given task, in order (a duplicate task gets the same record);
+        record.ran tells whether it was computed by this call; record.result is the job's
+        result JSON (what `numag NAME --json` prints) when record.status is DONE.
+
+    Raises
+    ------
+    ValueError
+        a bad task (see tasks.normalize; named by its index), bad workers, an
+        unusable store, dask missing or its scheduler unreachable.
+    PoolError
+        local worker processes cannot run any task (see run_pool).
+    KeyboardInterrupt
+        after leaving the store consistent (see module docstring).
     """
     specs = [normalize(t, f"task {i}") for i, t in enumerate(tasks, start=1)]
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
@@ -80,35 +95,32 @@ def run_tasks(tasks: Sequence[dict | TaskSpec], store: str | Path, workers: int 
     with Store(store) as db:
         db.add(specs)
         stored = db.get(s.key for s in specs)
-        todo = _unique(s for s in specs if stored[s.key].status == "pending"
-                       or (retry_failed and stored[s.key].status == "failed"))
-        bar = tqdm(total=len(todo), desc="sweep", unit="task", disable=_disabled(progress),
-                   file=sys.stderr, dynamic_ncols=True)
+        todo = _unique(s for s in specs if stored[s.key].status is TaskStatus.PENDING
+                       or (retry_failed and stored[s.key].status is TaskStatus.FAILED))
+        bar = _progress.bar(total=len(todo), progress=progress, desc="sweep", unit="task",
+                            file=sys.stderr, dynamic_ncols=True)
         failed = 0
 
         def emit(outcome: Outcome) -> None:
             nonlocal failed
             db.record(outcome)
             ran.add(outcome.key)
-            failed += outcome.status == "failed"
+            failed += outcome.status is TaskStatus.FAILED
             if failed:
                 bar.set_postfix_str(f"{failed} failed", refresh=False)
             bar.update()
 
         try:
             for s in todo:
-                if s.unavailable is not None:       # a known task whose command is not written yet
-                    emit(Outcome(s.key, "failed", error=f"TaskUnavailable: {s.unavailable}"))
+                if s.unavailable is not None:       # a planned job, not in this numag yet
+                    emit(Outcome(s.key, TaskStatus.FAILED,
+                                 error=f"TaskUnavailable: {s.unavailable}"))
             _dispatch([s for s in todo if s.unavailable is None], workers, scheduler, emit,
                       allowed_failures)
         finally:
             bar.close()
         final = db.get(s.key for s in specs)
     return [replace(final[s.key], ran=s.key in ran) for s in specs]
-
-
-def _disabled(progress: bool | None) -> bool | None:
-    return None if progress is None else not progress
 
 
 def _unique(specs: Iterable[TaskSpec]) -> list[TaskSpec]:
@@ -123,8 +135,9 @@ def _dispatch(specs: list[TaskSpec], workers: int | None, scheduler: Any, emit: 
     if scheduler is not None:
         run_dask(payloads, scheduler, emit, workers)
     elif workers == 0:
-        for p in payloads:
-            emit(execute(p))
+        with _progress.quiet():             # the tasks' bars would garble the sweep's own
+            for p in payloads:
+                emit(execute(p))
     else:
         run_pool(payloads, workers or os.cpu_count() or 1, emit, allowed_failures)
 
@@ -133,8 +146,10 @@ def _dispatch(specs: list[TaskSpec], workers: int | None, scheduler: Any, emit: 
 
 def _worker_init() -> None:
     # The driving process handles Ctrl-C (it ends the workers); a worker that also got SIGINT
-    # from the terminal would die mid-task with noise.
+    # from the terminal would die mid-task with noise. Its stderr is the driver's terminal:
+    # no progress bars of the tasks there.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _progress.quiet_process()
 
 
 class PoolError(RuntimeError):
@@ -147,10 +162,13 @@ def run_pool(payloads: list[dict], workers: int, emit: Emit,
 
     A broken pool (a worker died) loses the tasks in flight; they are rerun one at a time in a
     fresh pool ('suspects'), so a task that kills its worker alone is certainly the culprit.
-    Raises:
-        PoolError: a worker died running a task alone and a fresh worker cannot run even an
-            empty call: the workers cannot work at all (e.g. a script without an
-            `if __name__ == "__main__":` guard re-runs itself in every spawned worker).
+
+    Raises
+    ------
+    PoolError
+        a worker died running a task alone and a fresh worker cannot run even an
+        empty call: the workers cannot work at all (e.g. a script without an
+        `if __name__ == "__main__":` guard re-runs itself in every spawned worker).
     """
     queue = deque(payloads)
     suspects: deque[dict] = deque()
@@ -171,7 +189,7 @@ def run_pool(payloads: list[dict], workers: int, emit: Emit,
                             "errors above); unfinished tasks stay pending in the store")
         deaths[p["key"]] = deaths.get(p["key"], 0) + 1
         if deaths[p["key"]] >= allowed_failures:
-            emit(Outcome(p["key"], "failed", error=(
+            emit(Outcome(p["key"], TaskStatus.FAILED, error=(
                 f"WorkerDied: the worker process died {deaths[p['key']]} times while "
                 f"running this task alone (killed, out of memory or a crash)")))
         else:
@@ -245,11 +263,16 @@ def _end_pool(pool: ProcessPoolExecutor) -> None:
 def dask_client(scheduler: Any, workers: int | None = None) -> Iterator:
     """A distributed.Client for `scheduler`, closing on exit only what it opened.
 
-    Args:
-        scheduler: a distributed.Client (used as it is), 'local' (a LocalCluster of `workers`
-            processes, one thread each, on 127.0.0.1) or an address 'tcp://HOST:PORT'.
-    Raises:
-        ValueError: dask.distributed not installed, a malformed or unreachable address.
+    Parameters
+    ----------
+    scheduler
+        a distributed.Client (used as it is), 'local' (a LocalCluster of `workers`
+        processes, one thread each, on 127.0.0.1) or an address 'tcp://HOST:PORT'.
+
+    Raises
+    ------
+    ValueError
+        dask.distributed not installed, a malformed or unreachable address.
     """
     try:
         import dask
@@ -283,6 +306,12 @@ def dask_client(scheduler: Any, workers: int | None = None) -> Iterator:
         yield client
 
 
+def execute_quietly(payload: dict) -> Outcome:
+    """tasks.execute in a Dask worker: its process belongs to the sweep, bars off."""
+    _progress.quiet_process()
+    return execute(payload)
+
+
 def run_dask(payloads: list[dict], scheduler: Any, emit: Emit, workers: int | None = None) -> None:
     """Execute payloads on a Dask cluster, emitting each Outcome as it completes.
 
@@ -296,14 +325,14 @@ def run_dask(payloads: list[dict], scheduler: Any, emit: Emit, workers: int | No
         try:
             keys = [f"numag-sweep-{p['task']}-{p['key'][:16]}-{os.urandom(4).hex()}"
                     for p in payloads]
-            futures = client.map(execute, payloads, key=keys, pure=False)
+            futures = client.map(execute_quietly, payloads, key=keys, pure=False)
             by_key = {f.key: p for f, p in zip(futures, payloads)}
             # with_results: results are gathered in the background, not one round trip each
             for fut, value in as_completed(futures, with_results=True, raise_errors=False):
                 p = by_key[fut.key]
                 if not isinstance(value, Outcome):   # KilledWorker, lost connection, cancelled
                     exc = value if isinstance(value, BaseException) else RuntimeError(repr(value))
-                    value = Outcome(p["key"], "failed",
+                    value = Outcome(p["key"], TaskStatus.FAILED,
                                     error=" ".join(f"{type(exc).__name__}: {exc}".split()))
                 emit(value)
                 fut.release()

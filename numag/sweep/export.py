@@ -13,6 +13,7 @@ In CSV, lists and objects are JSON text and missing values are empty; JSON keeps
 from __future__ import annotations
 
 import csv
+import enum
 import io
 import json
 from pathlib import Path
@@ -21,7 +22,14 @@ from typing import Any
 from .store import Store, TaskRecord
 
 META = ("key", "task", "version", "status", "error")
-FORMATS = ("csv", "json")
+
+
+class ExportFormat(enum.StrEnum):
+    CSV = "csv"            # one row per task; lists and objects as JSON text
+    JSON = "json"          # a JSON list of the rows, native values
+
+
+FORMATS = tuple(f.value for f in ExportFormat)
 
 
 def row(rec: TaskRecord) -> dict[str, Any]:
@@ -37,8 +45,10 @@ def row(rec: TaskRecord) -> dict[str, Any]:
 def export_rows(store: str | Path) -> list[dict[str, Any]]:
     """All rows of an existing store, in the order tasks were added.
 
-    Raises:
-        ValueError: no such store, or not a sweep store.
+    Raises
+    ------
+    ValueError
+        no such store, or not a sweep store.
     """
     with Store(store, create=False) as db:
         return [row(r) for r in db.records()]
@@ -47,13 +57,15 @@ def export_rows(store: str | Path) -> list[dict[str, Any]]:
 def render(rows: list[dict[str, Any]], fmt: str) -> str:
     """Rows as CSV (union of all columns, first-seen order) or a JSON list.
 
-    Raises:
-        ValueError: unknown format.
+    Raises
+    ------
+    ValueError
+        unknown format.
     """
-    if fmt == "json":
-        return json.dumps(rows, indent=1, default=str) + "\n"
-    if fmt != "csv":
+    if fmt not in FORMATS:
         raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
+    if ExportFormat(fmt) is ExportFormat.JSON:
+        return json.dumps(rows, indent=1, default=str) + "\n"
     columns = list(dict.fromkeys(k for r in rows for k in r)) or list(META)
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")

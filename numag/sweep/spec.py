@@ -22,7 +22,9 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from .tasks import COMMAND_TASKS, TaskSpec, _command_parser, command_module, normalize
+from ..jobs import JOBS
+from ..options import list_options
+from .tasks import TaskSpec, normalize
 
 TOP_KEYS = ("tasks", "grids")
 
@@ -30,8 +32,10 @@ TOP_KEYS = ("tasks", "grids")
 def read_spec(path: str | Path) -> dict:
     """Read a JSON or TOML spec file ('.toml' is TOML, anything else JSON).
 
-    Raises:
-        ValueError: missing or unreadable file, malformed JSON/TOML, not an object.
+    Raises
+    ------
+    ValueError
+        missing or unreadable file, malformed JSON/TOML, not an object.
     """
     path = Path(path)
     try:
@@ -54,10 +58,14 @@ def read_spec(path: str | Path) -> dict:
 def expand(spec: dict, source: str = "spec") -> list[tuple[str, dict]]:
     """Explicit tasks then expanded grids, each with a name for error messages.
 
-    Returns:
-        [(where, task dict)], e.g. ('spec.json: grids[1] point 4', {"task": "dim", ...}).
-    Raises:
-        ValueError: unknown top-level key, no tasks at all, a malformed grid.
+    Returns
+    -------
+    [(where, task dict)], e.g. ('spec.json: grids[1] point 4', {"task": "dim", ...}).
+
+    Raises
+    ------
+    ValueError
+        unknown top-level key, no tasks at all, a malformed grid.
     """
     if unknown := sorted(set(spec) - set(TOP_KEYS)):
         raise ValueError(f"{source}: unknown key(s) {unknown} (a spec has \"tasks\" and/or "
@@ -81,9 +89,11 @@ def expand(spec: dict, source: str = "spec") -> list[tuple[str, dict]]:
 def expand_grid(grid: Any, where: str = "grid") -> list[dict]:
     """One grid object -> its task dicts (see the module docstring).
 
-    Raises:
-        ValueError: not an object, no task name, an empty axis, a malformed range or cases,
-            a flat list for an option that takes a list.
+    Raises
+    ------
+    ValueError
+        not an object, no task name, an empty axis, a malformed range or cases,
+        a flat list for an option that takes a list.
     """
     if not isinstance(grid, dict):
         raise ValueError(f"{where}: a grid must be an object like "
@@ -138,23 +148,19 @@ def _range(value: dict, opt: str, where: str) -> list[int]:
 
 
 def _list_options(task: str) -> set[str]:
-    """Options of a command that take a list per task (comma lists such as --widths, nargs)."""
-    if task not in COMMAND_TASKS or (module := command_module(task)) is None:
-        return set()
-    out = set()
-    for action in _command_parser(module)._actions:
-        if action.nargs in ("+", "*") or getattr(action.type, "__name__", "") == "int_list":
-            out.add(action.dest)
-    return out
+    """Options of a job that take a list per task (such as widths)."""
+    return set(list_options(JOBS[task].options)) if task in JOBS else set()
 
 
 def load_tasks(path: str | Path) -> list[TaskSpec]:
     """Read a spec file and return its normalized tasks (duplicates kept, in order); relative
     input-file paths in tasks are resolved against the spec file's folder.
 
-    Raises:
-        ValueError: see read_spec, expand and tasks.normalize; messages name the file and the
-            task or grid point.
+    Raises
+    ------
+    ValueError
+        see read_spec, expand and tasks.normalize; messages name the file and the
+        task or grid point.
     """
     base = Path(path).parent
     return [normalize(t, where, base) for where, t in expand(read_spec(path), str(path))]

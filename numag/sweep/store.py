@@ -4,7 +4,7 @@ Table `tasks` (rowid order = the order tasks were first added):
     key TEXT PRIMARY KEY  canonical hash of task + options + numag version (+ input files)
     task, inputs (JSON of the normalized options, NAME_sha256 per input file), seed, version
     status                'pending' | 'done' | 'failed'
-    result                the command's --json dict as JSON text (status 'done')
+    result                the job's result JSON as text (status 'done')
     error, traceback      one-line error and full traceback (status 'failed')
     attempts              how many times an outcome was recorded for this row
     seconds, worker, finished   wall time in the worker, 'host:pid', UTC timestamp
@@ -21,10 +21,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable
 
-from .tasks import Outcome, TaskSpec
+from .tasks import Outcome, TaskSpec, TaskStatus
 
 FORMAT = "numag-sweep-1"
-STATUSES = ("pending", "done", "failed")
+STATUSES = tuple(s.value for s in TaskStatus)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS tasks (
@@ -52,15 +52,24 @@ _COLUMNS = ("key", "task", "inputs", "seed", "version", "status", "result", "err
 class TaskRecord:
     """One row of the store.
 
-    Attributes:
-        key: the canonical task hash (64 hex digits).
-        task: task name; inputs: its normalized options (dict); seed: options['seed'] if an int.
-        version: numag version the key was made with.
-        status: 'pending', 'done' or 'failed'.
-        result: the command's --json dict (None unless done).
-        error, traceback: of a failure (None otherwise).
-        attempts: outcomes recorded so far; seconds, worker, finished: of the latest outcome.
-        ran: True if this row was computed by the call that returned it (not by an earlier run).
+    Attributes
+    ----------
+    key
+        the canonical task hash (64 hex digits).
+    task
+        task name; inputs: its normalized options (dict); seed: options['seed'] if an int.
+    version
+        numag version the key was made with.
+    status
+        TaskStatus: 'pending', 'done' or 'failed'.
+    result
+        the job's result JSON (None unless done).
+    error, traceback
+        of a failure (None otherwise).
+    attempts
+        outcomes recorded so far; seconds, worker, finished: of the latest outcome.
+    ran
+        True if this row was computed by the call that returned it (not by an earlier run).
     """
 
     key: str
@@ -68,7 +77,7 @@ class TaskRecord:
     inputs: dict = field(hash=False)
     seed: int | None
     version: str
-    status: str
+    status: TaskStatus
     result: dict | None = field(default=None, hash=False)
     error: str | None = None
     traceback: str | None = None
@@ -88,10 +97,12 @@ class TaskRecord:
 class Store:
     """An open sweep store (a context manager; closes the connection on exit).
 
-    Raises:
-        ValueError: the file is not an SQLite database or not a numag sweep store, cannot be
-            opened (a folder, no permission), must exist (create=False) and does not, or its
-            folder does not exist.
+    Raises
+    ------
+    ValueError
+        the file is not an SQLite database or not a numag sweep store, cannot be
+        opened (a folder, no permission), must exist (create=False) and does not, or its
+        folder does not exist.
     """
 
     def __init__(self, path: str | Path, create: bool = True):
@@ -159,7 +170,7 @@ class Store:
 
     def record(self, outcome: Outcome) -> None:
         """Store one outcome: a single committed UPDATE (atomic under interrupts)."""
-        if outcome.status not in ("done", "failed"):
+        if outcome.status not in (TaskStatus.DONE, TaskStatus.FAILED):
             raise ValueError(f"outcome status must be 'done' or 'failed', got {outcome.status!r}")
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
         self._db.execute(
@@ -202,4 +213,5 @@ def _record(row: tuple) -> TaskRecord:
     d = dict(zip(_COLUMNS, row))
     d["inputs"] = json.loads(d["inputs"])
     d["result"] = None if d["result"] is None else json.loads(d["result"])
+    d["status"] = TaskStatus(d["status"])
     return TaskRecord(**d)

@@ -1,0 +1,89 @@
+"""Fiber systems as straight-line programs: the network evaluated at sample inputs.
+
+For a fiber {W : φ_W = φ_W0}, the equations φ_W(X_n) − φ_W0(X_n) = 0 at sample inputs X_n are
+evaluated as the forward pass itself (``numag.model.forward`` traced into a
+``witness.program.Program``): degree 3 per layer, a few hundred operations per sample, no
+expansion (the expanded coefficient equations of widths 2,2,2 ranks 1,1 have 2356 terms of
+degree 12).
+
+How many samples make the equations equivalent to the coefficient equations? Each output entry
+e of φ_W(X) − φ_W0(X) is a polynomial in the entries of X with support S_e; evaluation at N
+generic points is injective on polynomials with a fixed support of size |S_e| ≤ N
+(unisolvence of generic points), so N = max_e |S_e| samples give exactly the fiber (for widths
+2,2,2 and t = 2: outputs homogeneous of degree 9 in 4 entries, |S_e| ≤ C(12, 3) = 220). Tracking
+does not need that many: a component Z of the fiber through a point W0 is a component of the
+zero set of any set of equations that vanish on the fiber and whose Jacobian at a generic
+point of Z has rank n − dim Z (then Z is the local zero set there). So the program uses the
+fewest samples whose Jacobian at W0 has the exact rank of the coefficient system's Jacobian
+(decided by the witness rank rule), and every point is judged on the exact coefficient system
+(``check``), never on the samples.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from witness.program import trace
+from witness.program_system import ProgramSystem
+from witness.rank import numerical_rank
+
+from .arith import Arithmetic, NumpyArithmetic
+from .encode import FiberSystem
+from .model import forward
+
+
+class _Traced(Arithmetic):
+    """Object arrays of program nodes (numpy runs the model's matmuls with their + and *)."""
+    name = "program"
+
+    def zeros(self, shape):
+        return np.zeros(shape, dtype=object)
+
+
+def fiber_program(fs: FiberSystem, rank: int, seed: int = 0, max_samples: int = 400,
+                  at=None) -> ProgramSystem:
+    """The fiber of ``fs`` as a program at the fewest sample inputs whose Jacobian at W0 has
+    rank ``rank`` (the exact rank of the coefficient system's Jacobian there); checked on
+    fs.system.
+
+    Parameters
+    ----------
+    fs : FiberSystem (numag.encode)
+    rank : int, n_params − the local fiber dimension at the point ``at``
+    seed : sample inputs (complex normal, each scaled to unit Frobenius norm)
+    max_samples : give up above this many samples
+    at : the point (n_params,) where the rank is checked (default W0)
+
+    Raises
+    ------
+    ValueError
+        No sample set up to max_samples reaches the rank.
+    """
+    arch = fs.architecture
+    w0 = np.array([complex(v) for v in fs.base_point])
+    layers0 = arch.unpack(w0)
+    where = w0 if at is None else np.array([complex(v) for v in at])
+    per_sample = arch.widths[-1] * arch.tokens
+    rng = np.random.default_rng(seed)
+    N = max(1, math.ceil(rank / per_sample))
+    while N <= max_samples:
+        X = (rng.standard_normal((N, arch.widths[0], arch.tokens))
+             + 1j * rng.standard_normal((N, arch.widths[0], arch.tokens)))
+        X /= np.linalg.norm(X, axis=(1, 2), keepdims=True)
+        phi0 = forward(arch, layers0, X, NumpyArithmetic(complex))
+
+        def equations(w, _c, X=X, phi0=phi0):
+            out = forward(arch, arch.unpack(np.array(w, dtype=object)), X.astype(object),
+                          _Traced())
+            return (out - phi0).reshape(-1)
+        P = trace(equations, arch.n_params, names=fs.system.variables,
+                  info={"source": "forward pass at sample inputs", "samples": N,
+                        "sample_inputs": X})
+        S = ProgramSystem(P, fs.system.variables, check=fs.system)
+        dec = numerical_rank(np.linalg.svd(S.jacobian(where), compute_uv=False))
+        if dec.decided and dec.rank == rank:
+            return S
+        N += max(1, N // 2)
+    raise ValueError(f"no set of up to {max_samples} sample inputs reaches Jacobian rank "
+                     f"{rank} at the start point")

@@ -1,0 +1,349 @@
+"""Isolated solutions of a square system from a total-degree homotopy, every path accounted for.
+
+``solve_paths(F)`` tracks the prod(deg f_i) paths of the total-degree homotopy
+gamma (1 - s) [x_i^(d_i) - 1] + s F in projective space with the Cauchy endgame
+(``witness.tracking.track``), and accounts for every path:
+
+1. **End state** (exactly one per path): ``at_infinity``; ``failed`` (with the tracker's reason);
+   ``regular`` (finite, and the Jacobian of F there has full rank: ``witness.dualspace.
+   scaled_rank``, zero threshold ``RankOptions.zero_below`` or ``ERROR_FACTOR`` x the endpoint's
+   error estimate); ``singular`` (finite, rank deficient). The tracker calls an endpoint
+   regular when Newton converges quadratically there, which it also does on a reduced
+   positive-dimensional solution set: the rank decides here.
+2. **Points**: finite endpoints are grouped by the engine's one same/different rule
+   (``witness.distinct``, with the endpoints' error estimates); the multiplicity of a point is
+   the number of paths that end there. A pair the rule leaves undecided makes the run
+   incomplete.
+3. **Isolated or not**: a regular point reached by one path is an isolated solution of
+   multiplicity 1. A singular point reached by k paths is examined: deflation
+   (``witness.deflation``, Leykin–Verschelde–Zhao) refines it when it is isolated, and the local
+   dual space (``witness.dualspace``, Dayton–Zeng) decides: isolated with multiplicity mu
+   (h(j) = 0), or not isolated (dim D_j > k). Why k bounds mu: with the gamma trick an
+   isolated solution of multiplicity mu is the endpoint of exactly mu paths (Sommese–Wampler
+   2005, Theorem 8.4.1 and §10). Verdicts: isolated when the dual space stabilizes at mu = k and
+   the point deflates to a regular point (necessary for an isolated point, LVZ; not sufficient:
+   a point where the rank of a curve's Jacobian drops is isolated in its isosingular stratum,
+   so it deflates, measured on cyclic-4); positive-dimensional when dim D_j exceeds k (at the
+   deflated, refined point when deflation succeeded); otherwise undecided (stated, with both
+   results).
+4. **Attempts**: a run with failed paths is repeated with a fresh gamma (all paths; rerouting
+   is off, since a rerouted path may reach a different endpoint and falsify the counts); the
+   run with the fewest failed paths is reported, with every attempt's counts.
+
+``complete`` is true when no path failed, every point is decided, and the counts add up:
+regular + singular + at infinity + failed = number of paths (checked, not assumed).
+
+The start system is the total-degree one (``witness.homotopy.total_degree_start``); there is no
+polyhedral (mixed volume) start yet, so sparse systems track more paths than they need.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field, replace
+
+import networkx as nx
+import numpy as np
+
+from . import distinct
+from .deflation import DeflationResult, deflate
+from .dualspace import LocalStructure, local_structure, row_scales, scaled_rank
+from .homotopy import Homotopy, straight_line_homotopy, total_degree_start
+from .jsonio import vector_to_json
+from .options import Options, TrackerOptions, resolve
+from .system import PolynomialSystem
+from .tracking import PathStatus, TrackResult, random_gamma, track
+
+ERROR_FACTOR = 1e3       # rank threshold >= this x an endpoint's error estimate (dualspace.py)
+# The Cauchy endgame of a solve starts at 1 - s = 1e-3 (TrackerOptions.endgame_start, default
+# 0.1 as in Bertini). Measured on the witness supersets of witness.examples.eleven_components
+# (seeds 5, 6): endgame steps 77-86 thousand from 0.1 (paths that end on the quadric wander
+# along it on wide circles and close only at radius ~1e-3), 10-15 thousand from 1e-3 (main
+# tracking: 13 thousand), no failed path either way; Griewank–Osborne and the triple root need
+# no larger circle. Winding numbers up to 32 (default 12): on the dim-0 superset of the
+# Sommese–Verschelde–Wampler illustrative system 15 paths form one cycle of winding number 15
+# to a point at infinity and failed with 12 (seeds 1, 2). Used when the caller passes no options.
+SOLVE_OPTIONS = Options(tracker=TrackerOptions(endgame_start=1e-3, max_winding=32))
+ATTEMPTS = 2             # full runs with fresh gammas while paths fail
+MAX_DEFLATIONS = 4       # deflation steps at most (each adds rank + 1 variables)
+
+
+@dataclass(frozen=True)
+class EndpointGroup:
+    """One point where paths ended.
+
+    point : complex (n,); paths : indices of the paths ending there (multiplicity = their
+    number); status : 'regular' (one path, full-rank Jacobian) or 'singular'; winding : the
+    paths' winding numbers (Cauchy endgame); accuracy : relative error estimate of ``point``;
+    residual : backward error on F; isolated : True / False (on a positive-dimensional
+    solution set) / None (undecided); local : the dual-space verdict and deflation : the
+    deflation result (singular points only); reason : the verdict in words."""
+    point: np.ndarray
+    paths: tuple[int, ...]
+    status: str
+    winding: tuple[int, ...]
+    accuracy: float
+    residual: float
+    isolated: bool | None
+    reason: str
+    local: LocalStructure | None = None
+    deflation: DeflationResult | None = None
+
+    @property
+    def multiplicity(self) -> int:
+        return len(self.paths)
+
+    def to_json(self) -> dict:
+        return {"point": vector_to_json(self.point), "multiplicity": self.multiplicity,
+                "status": self.status, "winding": list(self.winding),
+                "accuracy": _num(self.accuracy), "residual": _num(self.residual),
+                "isolated": self.isolated, "reason": self.reason,
+                "dual_space": self.local.to_json() if self.local else None,
+                "deflation": self.deflation.to_json() if self.deflation else None}
+
+
+def _num(v: float):
+    return float(v) if math.isfinite(v) else None
+
+
+@dataclass(frozen=True)
+class PathSolve:
+    """Result of ``solve_paths``: every path's end state and the points they reach.
+
+    system; start ('total degree'); n_paths; status, reasons : str (n_paths,) per path (after
+    the rank check of step 1); groups : EndpointGroup per point; undecided_pairs : pairs of
+    groups the point rule could not separate; gamma, seed; attempts : per run {gamma, counts};
+    track : the TrackResult of the run reported; seconds."""
+    system: PolynomialSystem
+    start: str
+    status: np.ndarray
+    reasons: np.ndarray
+    groups: tuple[EndpointGroup, ...]
+    undecided_pairs: tuple[tuple[int, int], ...]
+    gamma: complex
+    seed: int
+    attempts: tuple[dict, ...]
+    track: TrackResult = field(repr=False)
+    seconds: float = 0.0
+
+    @property
+    def n_paths(self) -> int:
+        return len(self.status)
+
+    def counts(self) -> dict[str, int]:
+        return {str(s): int(np.sum(self.status == s)) for s in PathStatus}
+
+    def failure_reasons(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for r in self.reasons[self.status == PathStatus.FAILED]:
+            out[str(r) or "unknown"] = out.get(str(r) or "unknown", 0) + 1
+        return out
+
+    @property
+    def isolated(self) -> list[EndpointGroup]:
+        return [g for g in self.groups if g.isolated is True]
+
+    @property
+    def positive_dimensional(self) -> list[EndpointGroup]:
+        return [g for g in self.groups if g.isolated is False]
+
+    @property
+    def undecided(self) -> list[EndpointGroup]:
+        return [g for g in self.groups if g.isolated is None]
+
+    @property
+    def adds_up(self) -> bool:
+        c = self.counts()
+        finite = sum(g.multiplicity for g in self.groups)
+        return (sum(c.values()) == self.n_paths
+                and finite == c[PathStatus.REGULAR] + c[PathStatus.SINGULAR])
+
+    @property
+    def complete(self) -> bool:
+        return (self.adds_up and self.counts()[PathStatus.FAILED] == 0 and not self.undecided
+                and not self.undecided_pairs)
+
+    def __repr__(self) -> str:
+        c = self.counts()
+        return (f"PathSolve({self.n_paths} paths ({self.start}): {c['regular']} regular, "
+                f"{c['singular']} singular, {c['at_infinity']} at infinity, {c['failed']} "
+                f"failed; {len(self.isolated)} isolated points, "
+                f"{len(self.positive_dimensional)} on positive-dimensional sets, "
+                f"{len(self.undecided)} undecided; complete={self.complete}, "
+                f"{self.seconds:.2f} s)")
+
+    def to_json(self) -> dict:
+        c = self.counts()
+        return {"start_system": self.start, "n_paths": self.n_paths, "counts": c,
+                "failure_reasons": self.failure_reasons(), "adds_up": self.adds_up,
+                "complete": self.complete, "points": [g.to_json() for g in self.groups],
+                "undecided_pairs": [list(p) for p in self.undecided_pairs],
+                "gamma": [self.gamma.real, self.gamma.imag], "seed": self.seed,
+                "attempts": list(self.attempts), "seconds": self.seconds}
+
+
+# ----------------------------------------------------------------------------- tracking
+def total_degree_homotopy(F: PolynomialSystem, gamma: complex) -> tuple[Homotopy, np.ndarray]:
+    """The total-degree homotopy of a square F and its start points (prod d_i, n)."""
+    S, X0 = total_degree_start(F)
+    prog = F.__dict__.get("_total_degree_program")
+    if prog is None:
+        prog = straight_line_homotopy(F, S)
+        F.__dict__["_total_degree_program"] = prog
+    return Homotopy(prog, np.array([[gamma]]), F.n_vars, F, gamma, "total degree"), X0
+
+
+def endpoint_status(F: PolynomialSystem, tr: TrackResult, options: Options) -> np.ndarray:
+    """Per-path status (module docstring, step 1): the tracker's, with finite endpoints judged
+    regular or singular by the rank of F's Jacobian (rows scaled by their terms)."""
+    status = tr.status.copy()
+    fin = np.flatnonzero(np.isin(status, (PathStatus.REGULAR, PathStatus.SINGULAR))
+                         & np.all(np.isfinite(tr.endpoints), axis=1))
+    for i in fin:
+        status[i] = PathStatus.REGULAR if full_rank(F, tr.endpoints[i], tr.accuracy[i],
+                                                    options) else PathStatus.SINGULAR
+    return status
+
+
+def full_rank(F: PolynomialSystem, x: np.ndarray, accuracy: float, options: Options,
+              A=None) -> bool:
+    """Does [J_F(x); A] have full column rank n (decided)? Rows scaled by their terms at x."""
+    tau = max(options.rank.zero_below, ERROR_FACTOR * _finite(accuracy))
+    if not tau < 1:
+        return False
+    J = F.jacobian(x[None, :])[0] / row_scales(F.polynomials, x)[:, None]
+    if A is not None and len(A):
+        J = np.vstack([J, A / np.abs(A).sum(axis=1, keepdims=True)])
+    dec = scaled_rank(J, replace(options.rank, zero_below=tau))
+    return dec.decided and dec.rank == F.n_vars
+
+
+def _finite(v: float) -> float:
+    return float(v) if math.isfinite(v) else 1.0
+
+
+def solve_paths(F: PolynomialSystem, *, seed: int | None = 0, options: Options | None = None,
+                attempts: int = ATTEMPTS, examine: bool = True) -> PathSolve:
+    """All isolated solutions of a square system, with every path of a total-degree homotopy
+    accounted for (module docstring).
+
+    Parameters
+    ----------
+    F : PolynomialSystem, square (n equations in n unknowns)
+    seed : int (gamma, endgame charts, deflation matrices; recorded) or None (random)
+    options : witness.Options (default ``SOLVE_OPTIONS``: the engine's, endgame from 1e-3)
+    attempts : full runs with fresh gammas while paths fail (>= 1)
+    examine : decide isolated / not isolated for singular points (deflation + dual space);
+        without it singular points stay undecided (``witness.decompose`` decides them by
+        membership tests instead)
+
+    Returns
+    -------
+    PathSolve
+
+    Raises
+    ------
+    ValueError
+        F not square, attempts < 1.
+
+    Examples
+    --------
+    >>> from witness import PolynomialSystem
+    >>> F = PolynomialSystem.from_strings(["x^2 + y - 3", "x + y^2/8 - 3/2"])
+    >>> r = solve_paths(F, seed=1)
+    >>> sorted(g.multiplicity for g in r.isolated), r.complete    # triple root + simple root
+    ([1, 3], True)
+    """
+    t0 = time.perf_counter()
+    if F.n_equations != F.n_vars:
+        raise ValueError(f"solve needs a square system, got {F.n_equations} equations in "
+                         f"{F.n_vars} unknowns (use decompose)")
+    if attempts < 1:
+        raise ValueError(f"attempts must be >= 1, got {attempts}")
+    opt = SOLVE_OPTIONS if options is None else resolve(options)
+    seed = int(np.random.SeedSequence().entropy % 2**31) if seed is None else int(seed)
+    rng = np.random.default_rng(seed)
+    best, log = None, []
+    for _ in range(attempts):
+        gamma = random_gamma(rng)
+        H, X0 = total_degree_homotopy(F, gamma)
+        tr = track(H, X0, opt, endgame=True, reroute=False, rng=rng)
+        status = endpoint_status(F, tr, opt)
+        failed = int(np.sum(status == PathStatus.FAILED))
+        log.append({"gamma": [gamma.real, gamma.imag], "failed": failed,
+                    "counts": {str(s): int(np.sum(status == s)) for s in PathStatus},
+                    "seconds": tr.seconds})
+        if best is None or failed < best[2]:
+            best = (tr, status, failed, gamma)
+        if failed == 0:
+            break
+    tr, status, _, gamma = best
+    groups, pairs = group_endpoints(tr, status, opt)
+    out = [_examine(F, tr, status, g, opt, rng, examine) for g in groups]
+    return PathSolve(F, "total degree", status, tr.reasons.copy(), tuple(out), tuple(pairs),
+                     gamma, seed, tuple(log), tr, time.perf_counter() - t0)
+
+
+# ----------------------------------------------------------------------------- grouping
+def group_endpoints(tr: TrackResult, status: np.ndarray, options: Options
+                    ) -> tuple[list[list[int]], list[tuple[int, int]]]:
+    """Finite endpoints grouped by the point rule: connected components of the SAME relation
+    (networkx), and the pairs of groups with an UNDECIDED pair of endpoints between them."""
+    fin = np.flatnonzero(np.isin(status, (PathStatus.REGULAR, PathStatus.SINGULAR))
+                         & np.all(np.isfinite(tr.endpoints), axis=1))
+    if not len(fin):
+        return [], []
+    X = tr.endpoints[fin]
+    e = distinct.error_estimates(tr.accuracy[fin], len(fin), options.points)
+    C = distinct.compare(distinct.relative_distances(X, X), e, e, options.points)
+    G = nx.Graph()
+    G.add_nodes_from(range(len(fin)))
+    G.add_edges_from(zip(*np.nonzero(np.triu(C == distinct.SAME, 1))))
+    comps = sorted((sorted(c) for c in nx.connected_components(G)), key=min)
+    label = np.empty(len(fin), int)
+    for k, c in enumerate(comps):
+        label[c] = k
+    und = {tuple(sorted((int(label[i]), int(label[j]))))
+           for i, j in zip(*np.nonzero(np.triu(C == distinct.UNDECIDED, 1)))
+           if label[i] != label[j]}
+    return [[int(fin[i]) for i in c] for c in comps], sorted(und)
+
+
+def _examine(F, tr: TrackResult, status, paths: list[int], opt: Options, rng,
+             examine: bool) -> EndpointGroup:
+    best = min(paths, key=lambda i: _finite(tr.accuracy[i]))
+    x, acc = tr.endpoints[best].copy(), float(tr.accuracy[best])
+    wind = tuple(int(tr.winding[i]) for i in paths)
+    k = len(paths)
+    if k == 1 and status[best] == PathStatus.REGULAR:
+        return EndpointGroup(x, (best,), "regular", wind, acc, float(F.residual(x)), True,
+                             "regular endpoint of one path")
+    if not examine:
+        return EndpointGroup(x, tuple(paths), "singular", wind, acc, float(F.residual(x)),
+                             None, "singular point, not examined")
+    return examine_singular(F, x, acc, tuple(paths), wind, opt, rng)
+
+
+def examine_singular(F, x, acc, paths, wind, opt: Options, rng, A=None, b=None
+                     ) -> EndpointGroup:
+    """Isolated or not (module docstring, step 3) for a singular point x reached by
+    len(paths) paths; on the slice A x = b when given (F then has n - dim equations)."""
+    k = len(paths)
+    first = local_structure(F, x, k, A=A, b=b, accuracy=_finite(acc), rank=opt.rank)
+    # an isolated point of multiplicity mu <= k needs at most mu - 1 steps (LVZ, Theorem 3.1)
+    defl = deflate(F, x, A=A, b=b, accuracy=_finite(acc), rng=rng, options=opt,
+                   max_steps=min(k - 1, MAX_DEFLATIONS))
+    y = defl.x if defl.regular else x
+    acc2 = defl.accuracy if defl.regular else acc
+    loc = local_structure(F, y, k, A=A, b=b, accuracy=_finite(acc2), rank=opt.rank) \
+        if defl.regular else first
+    res = float(F.residual(y))
+    if loc.isolated and loc.multiplicity == k and defl.regular:
+        why = f"isolated, multiplicity {k} = paths ({loc.reason}; deflation: {defl.reason})"
+        return EndpointGroup(y, paths, "singular", wind, acc2, res, True, why, loc, defl)
+    if loc.isolated is False:
+        return EndpointGroup(y, paths, "singular", wind, acc2, res, False,
+                             f"not isolated: {loc.reason}", loc, defl)
+    return EndpointGroup(y, paths, "singular", wind, acc2, res, None,
+                         f"undecided: dual space says {loc.reason}; {k} paths; deflation: "
+                         f"{defl.reason}", loc, defl)
