@@ -55,7 +55,7 @@ def cases() -> dict[str, tuple[PolynomialMap, int, Architecture | None]]:
 
 def m2_polys(f: PolynomialMap) -> tuple[list[str], str]:
     names = [f"x_{i}" for i in range(f.n_source)]
-    return names, ", ".join(PolynomialSystem._poly_str(p, names, phc=False)
+    return names, ", ".join(PolynomialSystem._poly_str(p, names)
                             for p in f.coordinates.polynomials)
 
 
