@@ -5,6 +5,5 @@ from .dimension import DimensionResult, dimension
 from .formulas import Prediction, predict
 
 __all__ = ["Architecture", "LayerWeights", "PolynomialLayer", "dimension", "DimensionResult",
-           "degree", "DegreeResult",
-           "predict", "Prediction"]
+           "degree", "DegreeResult", "predict", "Prediction"]
 __version__ = "0.1.0"

@@ -1,4 +1,8 @@
-"""deg M: the degree of the Zariski closure of a lightning neuromanifold, by a pseudo-witness set.
+"""deg M: the degree of the Zariski closure of a neuromanifold, by a pseudo-witness set.
+
+Every polynomial kind: lightning attention (single layer and deep), multi-head lightning
+attention and polynomial networks (the coefficient map, numag.encode.parametrization); softmax
+attention is not polynomial and is refused.
 
 M is the image of the parametrization W ↦ φ_W in the space of polynomial maps. Its coordinates
 (numag.encode.parametrization): for a single layer with t ≥ 2 the tensor T (cubic in W; a
@@ -107,7 +111,9 @@ class DegreeResult:
 
 def degree(arch: Architecture, seed: int = 0, timeout: float | None = None,
            max_loops: int = 100, progress: bool | None = None) -> DegreeResult:
-    """The degree of the Zariski closure of the lightning neuromanifold of `arch`.
+    """The degree of the Zariski closure of the neuromanifold of `arch` (any polynomial kind:
+    lightning, multihead, pnn; the gauge slice only for lightning attention, a random source
+    slice otherwise).
 
     Args:
         seed: seeds the dimension computation and the pseudo-witness set (recorded).

@@ -369,6 +369,8 @@ def single_layer_degree(d: int, d_out: int, a: int) -> Prediction:
 def degree_prediction(arch: Architecture) -> Prediction:
     """The closed-form degree of the lightning neuromanifold that applies to `arch` (single
     layers with t ≥ 2 only; see single_layer_degree)."""
-    if arch.kind != "lightning" or arch.degenerate or not arch.is_single_layer:
-        return Prediction(None, "no closed form known (deep, softmax or t = 1)")
+    if arch.kind != "lightning":
+        return Prediction(None, f"no closed form known here for {arch.kind}")
+    if arch.degenerate or not arch.is_single_layer:
+        return Prediction(None, "no closed form known (deep or t = 1)")
     return single_layer_degree(arch.widths[0], arch.widths[1], arch.ranks[0])

@@ -287,3 +287,19 @@ def test_compare_pairs_agrees_with_the_dense_rule():
     sparse[I, J] = codes
     np.testing.assert_array_equal(sparse, dense)
     assert (codes == distinct.SAME).sum() == 10 and (codes == distinct.UNDECIDED).sum() == 10
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_degree_of_a_polynomial_network_is_the_determinant_cubic(seed):
+    """PNN widths 3,2,1, r = 2: f = a l_1² + b l_2² is a ternary quadric of rank ≤ 2, the
+    determinant hypersurface of the 3×3 symmetric matrices (paper-notes §9.3): degree 3 (det is
+    a cubic). Through the coefficient map of the network, random source slice."""
+    r = degree(Architecture.pnn((3, 2, 1), 2, False), seed=seed)
+    assert (r.dimension, r.degree, r.certified, r.encoding) == (5, 3, True, "coefficients")
+
+
+def test_degree_of_a_multihead_layer_that_fills_its_ambient_space_is_one():
+    """Two heads, (d, d', a) = (2, 1, 1): dim M = 6 = d'·d·d(d+1)/2, the whole ambient space
+    (a linear space: degree 1)."""
+    r = degree(Architecture.multihead((2, 1), (1,), 2, 2), seed=1)
+    assert (r.dimension, r.degree, r.certified) == (6, 1, True)

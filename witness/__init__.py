@@ -13,7 +13,8 @@ headers), jsonio (JSON for complex values), program (straight-line programs), ke
 (compiled evaluation and tracking), homotopy (homotopies on a patch of projective space),
 tracking (paths and their end states), endgame (Cauchy), options (every tolerance), distinct
 (same / different points), rank (numerical rank), witness_set, membership, trace, monodromy,
-decompose, certify (Krawczyk certification), solve_report (what `solve` prints), phc (the only
+decompose, certify (Krawczyk certification), image (images of polynomial maps: dimension
+and degree by pseudo-witness sets), solve_report (what `solve` prints), phc (the only
 phcpy importer: worker processes), refine (mpmath Newton).
 """
 from .certify import CertificationResult, SolutionCertificate, certify
