@@ -4,6 +4,8 @@
 ``python -m witness monodromy FILE --start START.json [--seed S] [--json] [--certify]`` and
 ``python -m witness track FILE --start START.json --target TARGET.json [--json] [--certify]``
 (parameter families: ``witness.parameter_cli``).
+``python -m witness image FILE [--seed S] [--timeout SECONDS] [--json]``: dimension, fiber
+dimension and degree of the image of a polynomial map (``witness.image``).
 
 FILE holds one polynomial per line or ';'-separated polynomials, after optional headers
 ``variables: x, y, z`` and ``parameters: p`` ('-' reads stdin; lines starting with '#' are
@@ -32,7 +34,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import phc
+from . import image, phc
 from .certify import CertificationResult, certify
 from .decompose import decompose
 from .inputfile import SystemFile, read_system_file
@@ -175,6 +177,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--target", required=True, metavar="TARGET.json",
                    help='{"parameters": {...}}: the target parameter values')
     p.add_argument("--seed", type=int, default=1, help="seed (recorded in the output)")
+    _add_common(image.add_parser(sub))
     return ap
 
 
@@ -191,7 +194,10 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         sf = read_system_file(args.file)
-        if args.command == "certify":
+        if args.command == "image":
+            r = image.run_cli(args, sf.specialize(parameter_values(sf, args.parameters)))
+            out = {"_text": image.render(r).splitlines(), **r.to_json(points=args.points)}
+        elif args.command == "certify":
             out = run_certify(sf, args.solutions, args.parameters, args.max_precision)
         elif args.command == "monodromy":
             out = run_monodromy(sf, _load_json(args.start, "--start"), args.start, args.seed,
@@ -221,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     text = out.pop("_text", None)
     try:
         if args.json:
-            json.dump(out, sys.stdout)
+            json.dump({k: v for k, v in out.items() if k != "_text"}, sys.stdout)
             print()
         else:
             print("\n".join(text) if text is not None else _decompose_text(out))
