@@ -161,9 +161,29 @@ class NumericalIrreducibleDecomposition:
 
     @property
     def certified(self) -> bool:
+        """Every component passes its trace test, nothing is unresolved or unexplained, and at
+        every dimension the paths add up: recomputed here from the reported components (the
+        paths ending on components = sum of degree x multiplicity of the components found by
+        our tracker at that dimension; every finite endpoint placed on a component, as junk or
+        off V(F)), not only taken from the builder's flags (issue 10 item 3)."""
         return (not self.unresolved and not self.unexplained
                 and all(c.trace.verdict is True for c in self.components)
-                and bool(self.accounting) and all(a["adds_up"] for a in self.accounting))
+                and bool(self.accounting) and all(a["adds_up"] for a in self.accounting)
+                and all(self._adds_up(a) for a in self.accounting))
+
+    def _adds_up(self, a: dict) -> bool:
+        if a.get("inconsistent") is not None:      # V(F) empty for a constant reason
+            return not self.components
+        if "placed" not in a:                      # a dimension without a superset of ours
+            return False
+        d, placed, c = a["dim"], a["placed"], a["counts"]
+        deg_mult = sum(cc.degree * cc.multiplicity for cc in self.components
+                       if cc.dim == d and TRACKER in cc.found_by)
+        return (set(placed) <= {"component", "junk", "off F"}
+                and sum(c.values()) == a["paths"]
+                and sum(placed.values()) == c["regular"] + c["singular"]
+                and placed.get("component", 0) == deg_mult
+                and (placed.get("junk", 0) == 0 or any(cc.dim > d for cc in self.components)))
 
     def __repr__(self) -> str:
         parts = "; ".join(f"dim {d}: {v}" for d, v in sorted(self.multiplicities().items(),
