@@ -69,6 +69,12 @@ CASES = [
     ("(y,z^2)(x^2-1,y-1,z-1) (points + double line)", "decompose",
      "; ".join(f"{a}*({b})" for a in ("y", "z^2") for b in ("x^2 - 1", "y - 1", "z - 1")),
      [(0, 1, 1), (0, 1, 1), (1, 1, 2)], "d"),
+    # issue 10 row 3 restated: 7 variables, three components of dim 4 and degree 4 (the
+    # quartic hypersurfaces a, b, c inside the 5-plane of the two linear equations), c doubled
+    ("7 variables, 3 x (dim 4, deg 4), one double", "decompose",
+     "variables: x1, x2, x3, x4, x5, x6, x7\nx1 + x5 - x7; x2 - 2*x6 + x3; "
+     "(x3^4 - x4)*(x5^4 - x6 + x1)*(x7^4 - x3 - 1)^2",
+     [(4, 4, 1), (4, 4, 1), (4, 4, 2)], "d"),
     ("x^100 - 1", "solve", "x^100 - 1", [1] * 100, "d"),
     ("x^100 - 1; y^2 - x", "solve", "x^100 - 1; y^2 - x", [1] * 200, "d"),
     ("5 variables, --precision dd", "solve", "-4*x4^2+x0^2+x1^2+x2^2+x3^2; x0; x1; x2; x3-1",

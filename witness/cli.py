@@ -18,7 +18,7 @@ compared with ours; ``witness.solve_report``), ``real``, ``rejected``, ... and w
 ``certify``: counts ``certified``, ``distinct``, ``real``, ``nonreal`` and per solution its
 status and box radius (``witness.certify.CertificationResult.to_json``). Points are lists of
 ``[re, im]`` pairs in the order of ``variables``. Exit codes: 0 ok, 2 bad input, 3 PHCpack
-failure.
+failure (``decompose``; ``solve`` reports a PHCpack failure as its check "not run").
 """
 from __future__ import annotations
 
