@@ -264,3 +264,29 @@ def test_solve_paths_and_cli_agree_on_counts(seed):
     r = solve_paths(F, seed=seed)
     assert r.counts() == {"regular": 1, "singular": 3, "at_infinity": 0, "failed": 0}
     assert r.complete
+
+
+THREE_QUARTICS = ["x1 + x5 - x7", "x2 - 2*x6 + x3",
+                  "(x3^4 - x4)*(x5^4 - x6 + x1)*(x7^4 - x3 - 1)^2"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_three_quartic_components_one_double_never_certified_wrong(seed):
+    """Issue 10 row 3 restated (7 variables, three components of dim 4 and degree 4, one of
+    multiplicity 2; the issue's own system is not given): the two linear equations cut a
+    5-plane, in which the quartics a = x3^4 - x4, b = x5^4 - x6 + x1, c = x7^4 - x3 - 1 (each
+    irreducible: linear in x4, x6 resp. x3) define three hypersurfaces of degree 4, c doubled:
+    expected (4, 4, 1), (4, 4, 1), (4, 4, 2). Our engine is not yet right on every seed
+    (measured through the CLI, `decompose --seed 1`: the endgame merges the 8 paths of the
+    double component into one non-solution; `--seed 3`: one double point does not deflate),
+    so the test asserts what must always hold: a certified answer is the right one, and every
+    reported component is one of the expected. ~1-4 min under load: slow."""
+    F = PolynomialSystem.from_strings(THREE_QUARTICS, variables=[f"x{i}" for i in range(1, 8)])
+    D = decompose(F, seed=seed, runs=0)
+    got = sorted((c.dim, c.degree, c.multiplicity) for c in D.components)
+    assert set(got) <= {(4, 4, 1), (4, 4, 2)} and got.count((4, 4, 2)) <= 1
+    if D.certified:
+        assert got == [(4, 4, 1), (4, 4, 1), (4, 4, 2)]
+    else:
+        assert D.unexplained or D.unresolved or not all(a["adds_up"] for a in D.accounting)
