@@ -122,8 +122,7 @@ def test_decomposition_json_round_trip():
     _, D = decomposed("twisted cubic", 1)
     j = json.loads(json.dumps(D.to_json()))
     assert [(c["dim"], c["degree"]) for c in j["components"]] == [(1, 3)]
-    # one PHCpack seed recorded per cascade run (default runs=1)
-    assert j["seed"] == 1 and len(j["seeds"]) == len(j["runs"]) == 1
+    assert j["seed"] == 1 and len(j["seeds"]) == 1     # decompose(runs=1) by default
 
 
 # ----------------------------------------------------------------------------- CLI

@@ -14,8 +14,12 @@ comments; format: ``witness.inputfile``, docs/input-format.md). Parameter values
 ``{"parameters": {...}}``) or, for ``certify``, from the ``"parameters"`` of SOLS.json.
 
 With ``--json`` the output is one JSON object: ``decompose``: ``components`` (a list of {"dim",
-"degree", "points", ...}); ``solve``: ``solutions`` (each {"point", "real", "multiplicity",
-"residual", "refinement"}), ``real``, ``rejected``, ... and with ``--certify`` ``certification``;
+"degree", "points", ...}); ``solve``: ``complete``, ``paths`` (number of start paths, start
+system, counts per end state, failure reasons), ``solutions`` (each {"point", "real",
+"multiplicity" (= paths), "status", "paths", "residual", "refinement"}),
+``positive_dimensional``, ``undecided``, ``check`` (PHCpack's blackbox in ``--precision``
+compared with ours; ``witness.solve_report``), ``real``, ``rejected``, ... and with
+``--certify`` ``certification``;
 ``certify``: counts ``certified``, ``distinct``, ``real``, ``nonreal`` and per solution its
 status and box radius (``witness.certify.CertificationResult.to_json``); ``monodromy``:
 ``solutions``, ``complete`` (true / null), ``trace_residual``, ``loops``, ``paths_tracked``,
@@ -23,7 +27,7 @@ status and box radius (``witness.certify.CertificationResult.to_json``); ``monod
 ``track``: ``solutions``, ``multiplicities``, ``paths`` (regular / singular / at infinity /
 failed) (``witness.parameters.ParameterTrackResult.to_json``). Points are lists of
 ``[re, im]`` pairs in the order of ``variables``. Exit codes: 0 ok, 2 bad input, 3 PHCpack
-failure.
+failure (``decompose``; ``solve`` reports a PHCpack failure as its check "not run").
 """
 from __future__ import annotations
 
@@ -40,6 +44,7 @@ from .decompose import decompose
 from .inputfile import SystemFile, read_system_file
 from .jsonio import parameters_from_json, points_from_json
 from .parameter_cli import run_monodromy, run_track
+from .solve import solve_paths
 from .solve_report import format_point, solve_report
 from .system import PolynomialSyntaxError
 
@@ -90,13 +95,21 @@ def _as_strings(values: dict | None) -> dict | None:
 
 def run_solve(sf: SystemFile, values: dict | None, seed: int, precision: str,
               certify_solutions: bool = False) -> dict:
-    """``solve``: PHCpack's blackbox solver, then ``solve_report`` (refinement, residual check,
-    real points, optional certification)."""
+    """``solve``: our total-degree solve with every path accounted (``witness.solve.
+    solve_paths``), PHCpack's blackbox in ``precision`` as the independent check, then
+    ``solve_report`` (refinement, residual check, comparison, real points, optional
+    certification). A PHCpack failure makes the check "not run", not the command fail."""
     t0 = time.perf_counter()
     F = sf.specialize(values)
-    r = phc.solve(F, precision=precision, seed=seed)
-    rep = solve_report(F, r, certify_solutions=certify_solutions,
-                       parameters=_as_strings(values), seconds=time.perf_counter() - t0)
+    paths = solve_paths(F, seed=seed)
+    r, err = None, ""
+    try:
+        r = phc.solve(F, precision=precision, seed=seed)
+    except phc.PHCError as exc:
+        err = f"{type(exc).__name__}: {exc}"
+    rep = solve_report(F, paths, r, phc_error=err, precision=precision,
+                       certify_solutions=certify_solutions, parameters=_as_strings(values),
+                       seconds=time.perf_counter() - t0)
     return rep.to_json() | {"_text": rep.text()}
 
 
