@@ -173,3 +173,18 @@ def test_cli_inconsistent_and_malformed(tmp_path):
     g.write_text("x^2 - y\nx^3 - * z\n")
     bad = run_cli("decompose", str(g))
     assert bad.returncode == 2 and "polynomial 1 at character 6" in bad.stderr
+
+
+def test_a_cascade_run_that_did_not_finish_never_counts_as_agreement():
+    """Issue 16 item 10: a PHCpack run that crashed, failed or timed out is listed as not
+    finished, runs_agree fails, and the CLI's certified line names the runs that finished. The
+    twisted cubic's decomposition itself (ours: dim 1, degree 3) stays certified."""
+    from witness.cli import _decompose_text
+    F = PolynomialSystem.from_strings(["x^2 - y", "x^3 - z"])
+    D = decompose(F, seed=1, cascade_timeout=1e-3)
+    assert D.degrees() == {1: [3]} and D.certified
+    assert D.runs and not any(r["finished"] for r in D.runs), D.runs
+    (agree,) = [c for c in D.checks if c["name"] == "runs_agree"]
+    assert agree["passed"] is False and "finished: none" in agree["detail"], agree
+    assert "PHCpack check runs finished: none, not finished: ['phc:" in \
+        _decompose_text(D.to_json())
