@@ -107,7 +107,7 @@ class Evidence:
 
 def collect_evidence(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int],
                      prec: RankOptions, seed: int, decs: tuple[Decision, ...], qkv,
-                     exact) -> Evidence:
+                     exact, exact_input: bool = True) -> Evidence:
     """Jacobian ranks on the fiber over φ = T(A, V), nearby tangent spaces and boundary probes.
 
     Parameters
@@ -115,8 +115,10 @@ def collect_evidence(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int],
     A, V
         converted to prec (call inside prec.context()); exact: the input (A, V) as read.
     decs
-        the rules' rank A, rank V decisions: used only when `exact` is not exact input
-        (an ambient tensor's numerical preimage); otherwise rk A, rk V are computed exactly.
+        the rules' rank A, rank V decisions: used only when `exact_input` is False (an
+        ambient tensor's numerical preimage); otherwise rk A, rk V are computed exactly.
+    exact_input
+        `exact` is the input as given (weights or (A, V)), not a numerical preimage.
     qkv
         the given weights (Q, K, V), or None.
     """
@@ -137,7 +139,8 @@ def collect_evidence(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int],
         notes.append(f"DISAGREEMENT: computed generic rank {generic.value} vs HMK formula "
                      f"{dim_formula}")
     dim = generic.value
-    ranks, ranks_source = _evidence_ranks(exact, decs)
+    ranks, ranks_source = (_evidence_ranks(exact, decs) if exact_input else
+                           ((decs[0].value, decs[1].value), REUSED_RANKS))
     notes.append(f"rk A = {ranks[0]}, rk V = {ranks[1]} ({ranks_source}) choose the branches "
                  "and probes")
     pts = fiber_points(A, V, shape, prec, rng, ranks, qkv)
