@@ -252,7 +252,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _decompose_text(out: dict) -> str:
     lines = [f"variables: {', '.join(out['variables'])}",
-             f"certified: {out['certified']}, seeds {out['seeds']}"]
+             f"certified: {out['certified']}, seeds {out['seeds']}; PHCpack check runs "
+             f"finished: {[r['source'] for r in out['runs'] if r.get('finished')] or 'none'}, "
+             f"not finished: {[r['source'] for r in out['runs'] if not r.get('finished')] or 'none'}"]
     for c in out["components"]:
         mult = f", multiplicity {c['multiplicity']}" if c["multiplicity"] != 1 else ""
         lines.append(f"  dim {c['dim']}, degree {c['degree']}{mult}, trace residual "
