@@ -6,7 +6,11 @@ mod p, side by side.
 (b) numag float64: equilibrated Jacobian, numag.rank's threshold rule (tolerance and margin),
     N grown until saturation;
 (c) numag exact: rank over F_p (certified lower bound) + symmetry upper bound.
-"Right" means equal to the certified exact value (lightning) or to the HMK formula (softmax).
+"Right" means equal to the HMK dimension theorem (numag.formulas, evaluated here: single layer
+2ad + dd' − a² − 1, equal widths d² + l(2ad − a² − 1); softmax: + l, HMK's conjecture, proven
+for l = 1), a truth independent of all three methods; (c)'s certificate (exact lower bound =
+symmetry upper bound) is shown separately (*), and a certified value that differed from the
+theorem would be marked ✗ like any other.
 Run: .venv/bin/python benchmarks/dimension.py [--quick]
 """
 from __future__ import annotations
@@ -18,6 +22,7 @@ import numpy as np
 
 from numag import Architecture, dimension
 from numag.arith import NumpyArithmetic
+from numag.formulas import deep_equal_width, single_layer
 from numag.jacobian import jacobian, random_inputs, random_weights
 
 LIGHTNING = [((4, 4), (2,)), ((8, 8), (4,)), ((16, 16), (4,)), ((32, 32), (8,)),
@@ -60,15 +65,25 @@ def timed(f, repeat_below: float = 1.0):
     return out, best
 
 
+def theorem(arch: Architecture) -> int:
+    """HMK's dimension theorem for these (equal-width) architectures, + l for softmax."""
+    w, r = arch.widths, arch.ranks
+    if len(set(w)) != 1 or len(set(r)) != 1:
+        raise ValueError(f"{arch}: the benchmark's truth needs equal widths and ranks")
+    lightning = (single_layer(w[0], w[1], r[0]) if len(r) == 1
+                 else deep_equal_width(w[0], r[0], len(r)))
+    return lightning + (len(r) if arch.kind == "softmax" else 0)
+
+
 def row(arch: Architecture) -> tuple:
+    truth = theorem(arch)
     a, ta = timed(lambda: paper_script(arch))
     b, tb = timed(lambda: dimension(arch, method="float", seed=0))
     if arch.kind == "lightning":
         c, tc = timed(lambda: dimension(arch, method="exact", seed=0))
-        truth, cdim, cert = c.dimension if c.certified else None, c.dimension, c.certified
+        cdim, cert = c.dimension, c.certified
     else:
         c, tc, cdim, cert = None, float("nan"), None, False
-        truth = b.predicted.value
     return arch, truth, (a, ta), (b.dimension, tb, b.decided), (cdim, tc, cert)
 
 

@@ -28,6 +28,9 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]
 from numag.architecture import Architecture  # noqa: E402
 from numag.fibers import fiber  # noqa: E402
 
+sys.path.append(_here)      # benchmarks/report.py, after the packages (benchmarks/witness.py)
+from report import Report  # noqa: E402
+
 SHAPES = [(3, 2, 2), (3, 3, 2), (4, 4, 2)]
 QUICK_SHAPES = [(3, 2, 2)]
 
@@ -45,14 +48,8 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out", help="also write the lines to this file")
     args = ap.parse_args(argv)
-    lines: list[str] = []
-
-    def say(text: str) -> None:
-        lines.append(text)
-        print(text, flush=True)
-    say(f"benchmarks/fiber_seeds.py {'--quick ' if args.quick else ''}"
-        f"{time.strftime('%Y-%m-%d %H:%M')}, load average {os.getloadavg()[0]:.1f}, "
-        f"{os.cpu_count()} cores")
+    rep = Report("benchmarks/fiber_seeds.py", argv)
+    say = rep.say
     seeds = range(3) if args.quick else range(10)
     for shape in (QUICK_SHAPES if args.quick else SHAPES):
         arch = Architecture.single(*shape)
@@ -73,9 +70,7 @@ def main(argv=None) -> int:
             secs, comps, ok = run(arch, s, timeout=1800)
             say(f"deep {spec} seed {s}: {secs:7.1f} s, components (dim, degree, trace "
                 f"verdict) {comps}, {'certified' if ok else 'NOT certified'}")
-    if args.out:
-        with open(args.out, "w") as fh:
-            fh.write("\n".join(lines) + "\n")
+    rep.write(args.out)
     return 0
 
 

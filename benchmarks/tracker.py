@@ -38,6 +38,9 @@ from witness.homotopy import Homotopy, straight_line_homotopy, total_degree_star
 from witness.tracking import PathStatus, track, track_slices  # noqa: E402
 from witness.witness_set import random_translation, square_part  # noqa: E402
 
+sys.path.append(_here)      # benchmarks/report.py, after the packages (benchmarks/witness.py)
+from report import Report  # noqa: E402
+
 OLD_DEEP_SECONDS_PER_PATH = 0.7
 
 
@@ -121,25 +124,22 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out", help="also write the table to this file")
     args = ap.parse_args(argv)
-    lines = [f"benchmarks/tracker.py {'--quick ' if args.quick else ''}"
-             f"{time.strftime('%Y-%m-%d %H:%M')}, load average {os.getloadavg()[0]:.1f}, "
-             f"{os.cpu_count()} cores",
-             f"  {'problem':<22} {'tracker':<26} {'seconds':>11} {'per path':>17} "
-             f"{'roots':>6} {'vs ours':>9}"]
+    rep = Report("benchmarks/tracker.py", argv)
+    rep.say(f"  {'problem':<22} {'tracker':<26} {'seconds':>11} {'per path':>17} "
+             f"{'roots':>6} {'vs ours':>9}")
     systems = [("cyclic-5", cyclic(5)), ("katsura-6", katsura(6))] if args.quick else \
         [("cyclic-7", cyclic(7)), ("katsura-8", katsura(8))]
     gamma = complex(np.exp(0.7j))
     for name, F in systems:
         secs, p, roots, tr = ours_total_degree(F, gamma)
         base = secs / p
-        lines.append(row(name, "ours (total degree)", secs, p, roots))
-        lines.append(f"  {'':<22} {'  end states':<26} {tr.status_counts()}")
+        rep.say(row(name, "ours (total degree)", secs, p, roots))
+        rep.say(f"  {'':<22} {'  end states':<26} {tr.status_counts()}")
         secs, p, roots = phc_total_degree(F, gamma)
-        lines.append(row(name, "PHCpack tracker (same)", secs, p, roots, base))
+        rep.say(row(name, "PHCpack tracker (same)", secs, p, roots, base))
         b = bertini_total_degree(F)
-        lines.append(row(name, "Bertini 2 solve", *b, base) if b else
+        rep.say(row(name, "Bertini 2 solve", *b, base) if b else
                      f"  {name:<22} Bertini 2: not installed (pip install bertini2)")
-        print("\n".join(lines[-4:]), flush=True)   # ours, its end states, PHCpack, Bertini
     widths = "2,1,2:1,1" if args.quick else "2,2,2:1,1"
     W, S, F = deep_fiber(widths)
     rng = np.random.default_rng(1)
@@ -148,7 +148,7 @@ def main(argv=None) -> int:
     tr = track_slices(W.square, W.slice_A, W.slice_b, W.slice_A, b1, W.points, gamma=gamma)
     secs = time.perf_counter() - t0
     base = secs / W.degree
-    lines.append(row(f"fiber {widths}", "ours (program form)", secs, W.degree,
+    rep.say(row(f"fiber {widths}", "ours (program form)", secs, W.degree,
                      int(tr.ok.sum())))
     G = square_part(F, W.dim, np.random.default_rng(2))
     t0 = time.perf_counter()
@@ -156,19 +156,16 @@ def main(argv=None) -> int:
         tp = track_slices(G, W.slice_A, W.slice_b, W.slice_A, b1, W.points, gamma=gamma,
                           method="phc")
         secs = time.perf_counter() - t0
-        lines.append(row(f"fiber {widths}", "PHCpack tracker (expanded)", secs, W.degree,
+        rep.say(row(f"fiber {widths}", "PHCpack tracker (expanded)", secs, W.degree,
                          int(tp.ok.sum()), base))
     except phc.PHCError as err:          # measured: STORAGE_ERROR on the (2,2,2) square system
-        lines.append(f"  {'fiber ' + widths:<22} {'PHCpack tracker (expanded)':<26} failed "
+        rep.say(f"  {'fiber ' + widths:<22} {'PHCpack tracker (expanded)':<26} failed "
                      f"after {time.perf_counter() - t0:.1f} s: {str(err)[-90:]!r}")
     if not args.quick:
-        lines.append(f"  {'fiber ' + widths:<22} {'old affine tracker':<26} {'':>11} "
+        rep.say(f"  {'fiber ' + widths:<22} {'old affine tracker':<26} {'':>11} "
                      f"{1e3 * OLD_DEEP_SECONDS_PER_PATH:9.3f} ms/path {'':>6} "
                      f"{OLD_DEEP_SECONDS_PER_PATH / base:8.1f}x")
-    print("\n".join(lines[-3:]))
-    if args.out:
-        with open(args.out, "w") as fh:
-            fh.write("\n".join(lines) + "\n")
+    rep.write(args.out)
     return 0
 
 

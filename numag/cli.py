@@ -17,7 +17,7 @@ import sys
 from .commands.common import flag
 from .options import OptionError
 
-COMMANDS = ("dim", "fiber", "classify", "sweep", "reproduce")
+COMMANDS = ("dim", "fiber", "classify", "degree", "sweep", "reproduce")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -184,15 +184,41 @@ def _monomial(w: np.ndarray, e: tuple[int, ...]) -> Fraction:
     return out
 
 
-def _tensor_polys(arch: Architecture, w0: np.ndarray) -> list[dict]:
-    """2T(W) − 2T(W0) for every (r, b ≤ c, e), T = numag.tensor.tensor(Kᵀ Q, V)."""
+def parametrization(arch: Architecture, encoding: str | None = None) -> PolynomialSystem:
+    """W ↦ the ambient coordinates of φ_W, as polynomials in all weights (exact rationals).
+
+    'tensor' (single layer, t ≥ 2; the default there): the d'·d·d(d+1)/2 independent entries
+    2T[r, b ≤ c, e] (cubic); φ ↦ T is a linear isomorphism onto the span of the
+    neuromanifold [derived; paper-notes §1], so this map has the neuromanifold's dimension and
+    degree. 'coefficients' (every polynomial kind: lightning and multi-head attention, polynomial
+    networks; the default except for a single lightning layer): every coefficient
+    c_α(W) of every output entry of φ_W(X) in the entries of X, the canonical coordinates of the
+    space of polynomial maps (degree 3 in W for one layer, 12 for two, ...).
+
+    Raises:
+        ValueError: softmax, or 'tensor' for a deep or t = 1 network, or an unknown encoding.
+    """
+    if not arch.polynomial:
+        raise ValueError("softmax attention is not polynomial: no polynomial parametrization")
+    tensor_ok = arch.kind == "lightning" and arch.is_single_layer and not arch.degenerate
+    encoding = encoding or ("tensor" if tensor_ok else "coefficients")
+    if encoding not in ENCODINGS:
+        raise ValueError(f"encoding must be one of {ENCODINGS}, got {encoding!r}")
+    if encoding == "tensor" and not tensor_ok:
+        raise ValueError("the tensor encoding needs a single layer with t >= 2")
+    polys = _tensor_map(arch) if encoding == "tensor" else _coefficient_map(arch)
+    return PolynomialSystem.from_dicts(weight_names(arch), polys)
+
+
+def _tensor_map(arch: Architecture) -> list[dict]:
+    """2T(W) for every (r, b ≤ c, e), T = numag.tensor.tensor(Kᵀ Q, V)."""
     ring, ((Q, K, V),) = _symbolic_weights(arch)
     polys = coordinates(tensor(ring.mm(K.T, Q), V)) * 2
-    return _minus_base([_as_fractions(p.to_dict()) for p in polys], w0)
+    return [_as_fractions(p.to_dict()) for p in polys]
 
 
-def _coefficient_polys(arch: Architecture, w0: np.ndarray) -> list[dict]:
-    """Coefficients of φ_W(X) in X minus their values at W0, reduced to a basis over Q."""
+def _coefficient_map(arch: Architecture) -> list[dict]:
+    """The coefficients c_α(W) of φ_W(X) in X (nonzero ones), one per (output entry, α)."""
     d0, t = arch.widths[0], arch.tokens
     xnames = [f"x_{b}_{k}" for b in range(d0) for k in range(t)]
     ring, layers = _symbolic_weights(arch, xnames)
@@ -204,8 +230,17 @@ def _coefficient_polys(arch: Architecture, w0: np.ndarray) -> list[dict]:
         for e, c in entry.to_dict().items():
             e = tuple(int(k) for k in e)
             coeffs.setdefault((idx, e[P:]), {})[e[:P]] = c
-    polys = [_as_fractions(c) for c in coeffs.values()]
-    return _row_reduce(_minus_base(polys, w0), P)
+    return [_as_fractions(c) for c in coeffs.values()]
+
+
+def _tensor_polys(arch: Architecture, w0: np.ndarray) -> list[dict]:
+    """2T(W) − 2T(W0) for every (r, b ≤ c, e), T = numag.tensor.tensor(Kᵀ Q, V)."""
+    return _minus_base(_tensor_map(arch), w0)
+
+
+def _coefficient_polys(arch: Architecture, w0: np.ndarray) -> list[dict]:
+    """Coefficients of φ_W(X) in X minus their values at W0, reduced to a basis over Q."""
+    return _row_reduce(_minus_base(_coefficient_map(arch), w0), arch.n_params)
 
 
 def _as_fractions(d: dict) -> dict:

@@ -50,6 +50,7 @@ import flint
 import numpy as np
 
 from witness import decompose, membership, membership_many, monodromy, trace_test
+from witness.certify_witness import certify_witness_points
 from witness.jsonio import points_to_json
 from witness.options import resolve
 from witness.dualspace import row_scales, scaled_rank
@@ -147,6 +148,10 @@ class FiberComponent:
         test was undecided (then the two may be one component: the count is undecided).
     witness_set
         the WitnessSet (for membership tests; not in the JSON beyond its points).
+    certification
+        with `fiber(..., certify=True)`: the Krawczyk certification of the witness points as
+        regular zeros of [R F; slice] on the exact (deflated) fiber system
+        (witness.certify_witness; its JSON with the seed of R), else None.
     """
 
     label: str
@@ -158,17 +163,29 @@ class FiberComponent:
     found_by: FoundBy = FoundBy.MONODROMY
     distinct: bool | None = True
     witness_set: object = field(default=None, repr=False, compare=False)
+    certification: dict | None = None
 
     @property
     def certified(self) -> bool:
         """The trace test certified the witness set complete."""
         return self.trace_test["verdict"] is True
 
+    @property
+    def points_certified(self) -> bool | None:
+        """Every witness point proved a regular zero, all distinct (None: not asked)."""
+        c = self.certification
+        if c is None:
+            return None
+        return c["certified"] == self.degree and c["distinct"] == self.degree
+
     def to_json(self) -> dict:
-        return {"dim": self.dim, "degree": self.degree, "trace_test": self.trace_test,
-                "label": self.label, "stop_reason": self.stop_reason,
-                "found_by": self.found_by, "distinct": self.distinct,
-                "points": points_to_json(self.points)}
+        out = {"dim": self.dim, "degree": self.degree, "trace_test": self.trace_test,
+               "label": self.label, "stop_reason": self.stop_reason,
+               "found_by": self.found_by, "distinct": self.distinct,
+               "points": points_to_json(self.points)}
+        if self.certification is not None:
+            out["certification"] = self.certification
+        return out
 
 
 @dataclass(frozen=True)
@@ -450,8 +467,8 @@ def _zeros(shape) -> np.ndarray:
 def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None,
           kind: PointKind | str = PointKind.GENERIC, seed: int = 0, blackbox: bool | None = None,
           max_loops: int = 50, timeout: float | None = None,
-          progress: bool | None = None, complete_check: bool | int | None = None
-          ) -> FiberDecomposition:
+          progress: bool | None = None, complete_check: bool | int | None = None,
+          certify: bool = False) -> FiberDecomposition:
     """Witness sets of the fiber {W : φ_W = φ_W0} through W0, compared with the symmetries.
 
     Parameters
@@ -483,6 +500,11 @@ def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None,
         not at all (``complete`` is then None, as it is above the budget).
     progress : bool, optional
         Progress bar (numag.progress).
+    certify : bool
+        Certify the witness points of every monodromy component (Krawczyk test on
+        [R F; slice] with F the exact, deflated fiber system: witness.certify_witness); the
+        verdict then says "witness points certified; completeness by trace test" when all
+        are, and names the components whose points are not.
 
     Returns
     -------
@@ -534,7 +556,7 @@ def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None,
                      f"the 2×2 minors of [A | Vᵀ] (they vanish on the predicted fiber) it is "
                      f"{dim0}" + (" (the fiber system is non-reduced there: deflated)"
                                   if dim0 < tangent_dim else "")]
-    run = _Runner(fs, rng, max_loops, deadline, progress)
+    run = _Runner(fs, rng, max_loops, deadline, progress, seed if certify else None)
     comps, evidence, skipped = _monodromy_all(run, expected)
     comps, dist = distinct_components(comps, rng)
     evidence = deflation + evidence + dist
@@ -554,6 +576,8 @@ def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None,
             evidence.append("blackbox decomposition not run: time budget exhausted")
     matches, verdict, checks = _compare(expected, comps, dim0, bb, skipped,
                                         complete["complete"] if complete else None)
+    if certify:
+        verdict, checks = _certification_verdict(comps, verdict, checks)
     seconds = time.perf_counter() - t0
     if timeout is not None and seconds > 1.1 * timeout:
         checks.append(f"time budget overrun: {seconds:.1f} s > 1.1 × timeout {timeout:g} s "
@@ -566,12 +590,15 @@ def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None,
 
 
 class _Runner:
-    """Monodromy from a point of the fiber (the shared budget, path counts)."""
+    """Monodromy from a point of the fiber (the shared budget, path counts). With certify_seed,
+    each component's witness points are certified (R seeded by (certify_seed, component index),
+    not drawn from rng: certifying does not change the monodromy runs)."""
 
-    def __init__(self, fs, rng, max_loops, deadline, progress):
+    def __init__(self, fs, rng, max_loops, deadline, progress, certify_seed=None):
         self.fs, self.rng, self.max_loops = fs, rng, max_loops
         self.deadline, self.progress = deadline, progress
-        self.paths = self.failed = 0
+        self.certify_seed = certify_seed
+        self.paths = self.failed = self.n_components = 0
 
     def __call__(self, label: str, point, k: int, found_by: FoundBy = FoundBy.MONODROMY
                  ) -> tuple[list[FiberComponent], str]:
@@ -598,8 +625,13 @@ class _Runner:
                          f"Jacobian nullity {k} is not the dimension of a component through it:"
                          f" a singular point of the fiber)")
                 continue
+            cert = None if self.certify_seed is None else _certify_component(
+                fs, c, int(np.random.default_rng([self.certify_seed, self.n_components])
+                           .integers(2 ** 31)))
+            self.n_components += 1
             out.append(FiberComponent(label, c.dim, c.degree, t.to_json(), c.points,
-                                      res.stop_reason, found_by, witness_set=c))
+                                      res.stop_reason, found_by, witness_set=c,
+                                      certification=cert))
         return out, line
 
 
@@ -695,6 +727,37 @@ def _member_of(x: np.ndarray, comps, rng) -> tuple[int | None, list[str]]:
         if v is None:
             undecided.append(c.label)
     return None, undecided
+
+
+def _certify_component(fs: FiberSystem, W, seed: int) -> dict:
+    """Krawczyk certification of W's points on the exact fiber system (deflated for u ∥ w),
+    as JSON with the seed of the random combination R."""
+    r = certify_witness_points(fs.system, W.slice_A, W.slice_b, W.points, seed=seed)
+    out = r.to_json()
+    out.pop("solutions", None)          # per point: kept short, the counts say it
+    radii = [c.radius for c in r.certificates if c.certified]
+    return out | {"seed": seed, "system": "[R F; slice], R rational, F exact",
+                  "max_radius": max(radii) if radii else None,
+                  "summary": r.summary()}
+
+
+def _certification_verdict(comps, verdict: str, checks: list[str]) -> tuple[str, list[str]]:
+    """The verdict with what certification proved (module docstring of
+    witness.certify_witness: regular isolated zeros of [R F; slice]; completeness stays the
+    trace test's, numerical)."""
+    mono = [c for c in comps if c.found_by is FoundBy.MONODROMY]
+    checks = checks + [f"'{c.label}' (dim {c.dim}): {c.certification['summary']}"
+                       for c in mono if c.certification is not None]
+    bad = [f"'{c.label}' ({c.certification['certified']} of {c.degree} certified, "
+           f"{c.certification['distinct']} distinct)" for c in mono if not c.points_certified]
+    if mono and not bad and all(c.certified for c in mono):
+        return verdict + "; witness points certified; completeness by trace test", checks
+    if mono and not bad:
+        return verdict + ("; witness points certified (completeness: the trace test did not "
+                          "pass for every component, see above)"), checks
+    if bad:
+        return verdict + "; witness points NOT all certified: " + ", ".join(bad), checks
+    return verdict, checks
 
 
 def distinct_components(comps: list[FiberComponent], rng) -> tuple[list[FiberComponent],

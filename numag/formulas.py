@@ -332,3 +332,45 @@ def ambient_dimension(arch: Architecture) -> int | None:
     if arch.kind == "pnn":
         return pnn_ambient(arch.widths, arch.activation_degree, arch.bias)
     return attention_ambient(arch)
+
+
+def single_layer_degree(d: int, d_out: int, a: int) -> Prediction:
+    """deg M_{d,d',a} (degree of the Zariski closure of the single-layer lightning
+    neuromanifold, t ≥ 2, as an affine cone in the T coordinates) where a closed form is known
+    [derived; paper-notes §10]:
+
+    * a ≥ d: C(dd' + d² − 2, dd' − 1), the degree of the Segre variety P^{dd'−1} × P^{d²−1}
+      of the pairs (V, A), mapped to T by a linear projection that is finite on it and
+      birational (HMK: the generic fiber is the scaling line);
+    * a = 1, d' ≥ 2: C(dd' + 2d − 3, d − 1)·C(dd' + d − 2, d − 1): T = sym(V ⊗ u) ⊗ w is the
+      Segre product of Y = {sym(V ⊗ u)} (degree C(dd' + d − 2, d − 1), birational image of
+      P^{dd'−1} × P^{d−1}) with P^{d−1};
+    * a = 1, d' = 1: C(3d − 3, d − 1)·C(2d − 2, d − 1)/2: the same with Y = the symmetric
+      d×d matrices of rank ≤ 2, the image of P^{d−1} × P^{d−1} under (v, u) ↦ sym(v ⊗ u),
+      which is 2:1 (the swap).
+    Otherwise (1 < a < d) no closed form is known: value None."""
+    from math import comb
+    if a >= d:
+        return Prediction(comb(d * d_out + d * d - 2, d * d_out - 1),
+                          "Segre P^{dd'-1} x P^{d²-1}, a ≥ d [derived; paper-notes §10]",
+                          status=PredictionStatus.DERIVED)
+    if a == 1 and d_out >= 2:
+        return Prediction(comb(d * d_out + 2 * d - 3, d - 1) * comb(d * d_out + d - 2, d - 1),
+                          "Segre product sym(V ⊗ u) ⊗ w, a = 1 [derived; paper-notes §10]",
+                          status=PredictionStatus.DERIVED)
+    if a == 1:
+        return Prediction(comb(3 * d - 3, d - 1) * comb(2 * d - 2, d - 1) // 2,
+                          "Segre product of Sym²_{rank ≤ 2} and P^{d-1}, a = d' = 1 "
+                          "[derived; paper-notes §10]",
+                          status=PredictionStatus.DERIVED)
+    return Prediction(None, "no closed form known for 1 < a < d")
+
+
+def degree_prediction(arch: Architecture) -> Prediction:
+    """The closed-form degree of the lightning neuromanifold that applies to `arch` (single
+    layers with t ≥ 2 only; see single_layer_degree)."""
+    if arch.kind != "lightning":
+        return Prediction(None, f"no closed form known here for {arch.kind}")
+    if arch.degenerate or not arch.is_single_layer:
+        return Prediction(None, "no closed form known (deep or t = 1)")
+    return single_layer_degree(arch.widths[0], arch.widths[1], arch.ranks[0])

@@ -21,7 +21,8 @@ from .study import StudyContext, StudyDocument, md_table
 
 STUDIES = ("single_layer_dimension", "deep_dimension", "normalized_conjecture",
            "overparametrization", "figure1_slice", "fibers", "singular_boundary",
-           "training_dynamics", "multihead_dimension", "polynomial_networks")
+           "training_dynamics", "multihead_dimension", "polynomial_networks",
+           "neuromanifold_degree")
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,17 @@ The points drawn are sampled THROUGH THE PARAMETRIZATION (random Q, K, V, T comp
 then normalized (|v| = 1, then S scaled by a positive factor, which stays in M since M is a cone
 over positive scalings). The region det S > 0 (S definite) is drawn from the formula, labelled as
 outside M, and a few of its points are checked with numag.classify's membership test.
+
+The normalization puts every drawn point on x² + y² − z² = 1 by construction, so that equation
+is not checked (it would be an identity). What can fail, and is checked: the sampled points
+reach every cell of a grid on the hyperboloid (angle × asinh z), a coverage that the same check
+denies to half of the samples; exact rational points of the hyperboloid chosen on a grid (not
+sampled) are in M by numag.classify's preimage recovery (which never looks at det S), and the
+points of the sheet det S = +1 at the same grid parameters are rejected by it.
 """
 from __future__ import annotations
+
+from fractions import Fraction
 
 import numpy as np
 
@@ -54,7 +63,6 @@ def sample_item(n: int, seed: int) -> dict:
 def outside_item(count: int, seed: int, digits: int) -> dict:
     """Exact rational points S ⊗ v with S definite (det S > 0) or indefinite (det S < 0),
     classified by numag.classify at `digits` digits."""
-    from fractions import Fraction
     rng = np.random.default_rng(seed)
     out = []
     while len(out) < 2 * count:
@@ -72,6 +80,50 @@ def outside_item(count: int, seed: int, digits: int) -> dict:
         out.append({"det": sign, "S": [[str(x) for x in row] for row in S],
                     "in_M": cl.membership.in_M if cl.membership else None,
                     "labels": list(cl.labels)})
+    return {"points": out}
+
+
+GRID_ANGLES, GRID_BANDS, GRID_Z = 12, 6, 2.0      # coverage cells on |z| ≤ 2
+
+
+def coverage(pts: np.ndarray) -> np.ndarray:
+    """Sample counts per cell of the hyperboloid x² + y² − z² = 1 between z = −GRID_Z and GRID_Z:
+    GRID_ANGLES sectors of arctan2(y, x) times GRID_BANDS bands of equal width in asinh z (the
+    hyperboloid's arc length along a meridian)."""
+    theta, u = np.arctan2(pts[:, 1], pts[:, 0]), np.arcsinh(pts[:, 2])
+    lim = float(np.arcsinh(GRID_Z))
+    return np.histogram2d(theta, u, bins=[GRID_ANGLES, GRID_BANDS],
+                          range=[[-np.pi, np.pi], [-lim, lim]])[0].astype(int)
+
+
+def sheet_point(t: Fraction, m: Fraction, sheet: int) -> tuple[Fraction, Fraction, Fraction]:
+    """An exact rational point (x, y, z) of x² + y² − z² = sheet (±1): with r = (t² + 1)/(2t),
+    s = (t² − 1)/(2t) (r² − s² = 1) and (c, σ) = ((1 − m²), 2m)/(1 + m²) on the unit circle,
+    sheet +1 (det S = −1, one sheet) is (r c, r σ, s) and sheet −1 (det S = +1) is (s c, s σ, r)."""
+    c, sn = (1 - m * m) / (1 + m * m), 2 * m / (1 + m * m)
+    r, s = (t * t + 1) / (2 * t), (t * t - 1) / (2 * t)
+    return (r * c, r * sn, s) if sheet == 1 else (s * c, s * sn, r)
+
+
+def slice_grid_item(quick: bool, seed: int, digits: int) -> dict:
+    """Classify exact points of det S = −1 and of det S = +1 (same grid parameters t, m) with
+    numag.classify (membership by preimage recovery at `digits` digits)."""
+    ts = [Fraction(1, 2), Fraction(1), Fraction(2)] if quick else \
+        [Fraction(1, 3), Fraction(1, 2), Fraction(1), Fraction(2), Fraction(3)]
+    ms = [Fraction(0), Fraction(1), Fraction(-1), Fraction(5)] if quick else \
+        [Fraction(0), Fraction(1, 3), Fraction(1), Fraction(3), Fraction(-1, 3), Fraction(-1),
+         Fraction(-3), Fraction(9)]
+    v = np.array([Fraction(2, 3), Fraction(-5, 7)], dtype=object)
+    out = []
+    for sheet in (1, -1):
+        for t in ts:
+            for m in ms:
+                x, y, z = sheet_point(t, m, sheet)
+                S = np.array([[z + x, y], [y, z - x]], dtype=object)
+                T = S[None, :, :, None] * v[None, None, None, :]
+                cl = classify_tensor(T, 1, RankOptions(digits), seed=seed, evidence=False)
+                out.append({"det": -sheet, "xyz": [str(x), str(y), str(z)],
+                            "in_M": cl.membership.in_M if cl.membership else None})
     return {"points": out}
 
 
@@ -109,12 +161,13 @@ def compute(ctx: StudyContext) -> StudyDocument:
     pts = np.array(s["points"])
     fig = ctx.out / f"{NAME}.png"
     plot(fig, pts)
-    quad = pts[:, 0] ** 2 + pts[:, 1] ** 2 - pts[:, 2] ** 2
-    # float64 normalization S / sqrt(-det S) near the cone det S = 0 has relative error
-    # ~ eps |S|^2 / |det S| = eps (x² + y² + z²): the residual is judged relative to that scale
-    off = np.abs(quad - 1) / (1 + np.sum(pts ** 2, axis=1))
-    theta = np.arctan2(pts[:, 1], pts[:, 0])
-    bins = np.histogram(theta, bins=36, range=(-np.pi, np.pi))[0]
+    g = ctx.run([dict(quick=ctx.quick, seed=ctx.seed, digits=50)], slice_grid_item,
+                desc=NAME)[0]["result"]["points"]
+    quad = pts[:, 0] ** 2 + pts[:, 1] ** 2 - pts[:, 2] ** 2    # 1 by construction: shown only
+    cells = coverage(pts)
+    half = coverage(pts[pts[:, 2] > 0])          # the control: half of M's slice must fail
+    on = [p for p in g if p["det"] == -1]
+    off_sheet = [p for p in g if p["det"] == 1]
     worst = max(s["relative_dets"])
     definite = [p for p in o if p["det"] == 1]
     indefinite = [p for p in o if p["det"] == -1]
@@ -122,12 +175,18 @@ def compute(ctx: StudyContext) -> StudyDocument:
         Claim("every sampled point of M_{2,1,1} has det S ≤ 0", "HMK Fig. 1, paper-notes §5",
               worst <= 1e-12, f"{len(s['relative_dets'])} samples; largest det S/|S|² = "
                               f"{worst:.2e} (tolerance 1e-12)"),
-        Claim("the slice det S = −1 of M is a hyperboloid of one sheet", "HMK Fig. 1",
-              bool(off.max() < 1e-12 and bins.min() > 0 and np.min(np.abs(pts[:, 2])) < 0.2),
-              f"max |x²+y²−z²−1| / (1 + x²+y²+z²) = {off.max():.1e} (tolerance 1e-12; "
-              f"absolute max {np.max(np.abs(quad - 1)):.1e}); all 36 angular sectors "
-              f"reached ({bins.min()} points in the emptiest); points pass z = 0 "
-              f"(min |z| = {np.min(np.abs(pts[:, 2])):.2e}): one connected sheet"),
+        Claim("the slice det S = −1 of M is the whole hyperboloid of one sheet "
+              "x² + y² − z² = 1 (and nothing of det S = +1)", "HMK Fig. 1",
+              bool(cells.min() > 0 and half.min() == 0 and
+                   all(p["in_M"] is True for p in on) and
+                   all(p["in_M"] is False for p in off_sheet)),
+              f"sampled points reach all {cells.size} cells ({GRID_ANGLES} angles × "
+              f"{GRID_BANDS} bands of asinh z, |z| ≤ {GRID_Z:g}; {cells.min()} points in the "
+              f"emptiest; control: the samples with z > 0 leave {int((half == 0).sum())} cells "
+              f"empty); grid points of the hyperboloid in M (numag.classify, 50 digits): "
+              f"{sum(p['in_M'] is True for p in on)}/{len(on)}; points of det S = +1 at the "
+              f"same grid parameters rejected: "
+              f"{sum(p['in_M'] is False for p in off_sheet)}/{len(off_sheet)}"),
         Claim("S ⊗ v with S definite (det S > 0) is not in M; S indefinite is",
               "paper-notes §2 (boundary), numag.classify at 50 digits",
               all(p["in_M"] is False for p in definite) and all(p["in_M"] is True
@@ -140,9 +199,12 @@ def compute(ctx: StudyContext) -> StudyDocument:
           + md_table(["quantity", "value"],
                      [["samples", len(s["relative_dets"])],
                       ["max det S / |S|²", f"{worst:.2e}"],
-                      ["max |x² + y² − z² − 1| on the slice", f"{np.max(np.abs(quad - 1)):.1e}"],
+                      ["max |x² + y² − z² − 1| on the slice (1 by construction)",
+                       f"{np.max(np.abs(quad - 1)):.1e}"],
+                      ["coverage cells reached", f"{int((cells > 0).sum())}/{cells.size}"],
                       ["z range on the slice", f"{pts[:, 2].min():.2f} .. {pts[:, 2].max():.2f}"]]))
-    return ctx.finish({"points": pts[:400].tolist(), "outside": o, "max_rel_det": worst},
+    return ctx.finish({"points": pts[:400].tolist(), "outside": o, "max_rel_det": worst,
+                       "coverage": cells.tolist(), "grid": g},
                       claims, md, [str(fig)], inputs={"samples": n})
 
 

@@ -42,7 +42,8 @@ def classify_item(d: int, d_out: int, a: int, kind: str, seed: int) -> dict:
             "dim": ev.generic_rank.value, "fiber_ranks": [f.jacobian_rank.value for f in ev.fiber],
             "joint_rank": ev.joint_rank.value,
             "nearby_joint_rank": ev.nearby_joint_rank.value if ev.nearby_joint_rank else None,
-            "evidence_singular": ev.singular, "evidence_boundary": ev.boundary}
+            "evidence_singular": ev.singular, "evidence_boundary": ev.boundary,
+            "evidence_ranks": ev.ranks_source}
 
 
 def noise_item(seed: int) -> dict:
@@ -85,14 +86,19 @@ def compute(ctx: StudyContext) -> StudyDocument:
     pars1 = [x for x in pars if x["a"] == 1]
     drops = pick("rank drop")
     a11 = pick("parallel", lambda x: (x["a"], x["d_out"]) == (1, 1))
+    # agreement counts only decided evidence that agrees; "not probed" / "inconclusive" are
+    # unchecked (?), and one unchecked point makes the claim ? rather than ✓
     agree = [x for x in res if all(Agreement(v).consistent for v in x["agreement"].values())]
+    clash = [x for x in res if any(Agreement(v).conflict for v in x["agreement"].values())]
+    unchecked = [x for x in res if x not in agree and x not in clash]
     singular = lambda x: x["evidence_singular"] == SingularVerdict.SINGULAR    # noqa: E731
     boundary = lambda x: x["evidence_boundary"] == BoundaryVerdict.BOUNDARY    # noqa: E731
     rows = [[f"({x['d']},{x['d_out']},{x['a']})", x["kind"], ", ".join(x["labels"]),
              f"{x['ranks']['A']}/{x['ranks']['V']}", x["dim"], x["fiber_ranks"], x["joint_rank"],
              x["nearby_joint_rank"] if x["nearby_joint_rank"] is not None else "",
              f"{x['evidence_singular']}, {x['evidence_boundary']}",
-             ", ".join(f"{k} {v}" for k, v in x["agreement"].items())] for x in res]
+             ", ".join(f"{k} {v if Agreement(v) in (Agreement.AGREE, Agreement.DISAGREE) else '? (' + v + ')'}"
+                       for k, v in x["agreement"].items())] for x in res]
     claims = [
         Claim("rk A = rk V = 1, u ∦ w, (a, d') ≠ (1, 1): a self-intersection (two branches, "
               "joint tangent rank > dim M)", "HMK; paper-notes §2",
@@ -120,7 +126,11 @@ def compute(ctx: StudyContext) -> StudyDocument:
               f"zero: {sum(map(boundary, pick('zero')))}/{len(pick('zero'))}; u ∦ w boundary: "
               f"{sum(map(boundary, pick('swap')))}"),
         Claim("rule-based labels and independent evidence agree", "numag.classify",
-              len(agree) == len(res), f"{len(agree)}/{len(res)} points agree"),
+              False if clash else (True if len(agree) == len(res) else None),
+              f"{len(agree)}/{len(res)} points agree on both questions, {len(clash)} disagree, "
+              f"{len(unchecked)} unchecked (evidence not probed or inconclusive: ?)"
+              + "".join(f"; ({x['d']},{x['d_out']},{x['a']}) {x['kind']}: {x['agreement']}"
+                        for x in unchecked + clash)),
         Claim("an exact 1e-30 perturbation changes the label at 50 digits; float64 does not "
               "claim either", "numag.classify (decisions at 50 digits vs float64)",
               noise["special_50"]["labels"] != noise["perturbed_50"]["labels"]

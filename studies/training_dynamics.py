@@ -19,6 +19,7 @@ from numag.study import Claim, StudyContext, StudyDocument, figure, md_table, st
 NAME = "training_dynamics"
 ARCH = Architecture.single(3, 2, 2)
 RANK_TOL = 1e-2          # numerical rank: σ_i / σ_1 > RANK_TOL (singular values are reported)
+ATTRACT_STEPS = 500      # consecutive steps near Sing M that count as "attracted"
 LOSS_TOL = 1e-6          # "fits the teacher": final loss / mean(teacher output²) below this
 F64 = NumpyArithmetic(np.float64)
 
@@ -56,7 +57,7 @@ def run_item(rank_A: int, rank_V: int, start: int, steps: int, seed: int) -> dic
     scale = float(target @ target / target.size)
     w = 0.1 * rng.standard_normal(ARCH.n_params)
     m, v = np.zeros_like(w), np.zeros_like(w)
-    near_singular_steps, losses = 0, []
+    near_singular_steps, losses, stretch, longest = 0, [], 0, 0
     for step in range(1, steps + 1):
         layers = ARCH.unpack(w)
         r = forward(ARCH, layers, X, F64).ravel() - target
@@ -69,11 +70,15 @@ def run_item(rank_A: int, rank_V: int, start: int, steps: int, seed: int) -> dic
         if step % 50 == 0:
             losses.append(loss)
             rk = ranks(layers[0])
-            near_singular_steps += 50 * singular(rk["rank_A"], rk["rank_V"])
+            near = singular(rk["rank_A"], rk["rank_V"])
+            near_singular_steps += 50 * near
+            stretch = stretch + 50 if near else 0
+            longest = max(longest, stretch)
     final = ranks(ARCH.unpack(w)[0])
     r = forward(ARCH, ARCH.unpack(w), X, F64).ravel() - target
     return {**final, "loss": float(r @ r / r.size) / scale, "losses": losses,
             "fraction_near_singular": near_singular_steps / steps,
+            "longest_near_singular": longest,
             "ends_singular": singular(final["rank_A"], final["rank_V"])}
 
 
@@ -119,25 +124,30 @@ def compute(ctx: StudyContext) -> StudyDocument:
     plot(fig, results)
     fit11 = [x for x in by[(1, 1)] if x["loss"] < LOSS_TOL]
     fit22 = [x for x in by[(2, 2)] if x["loss"] < LOSS_TOL]
-    passed = [x for x in by[(2, 2)] if x["fraction_near_singular"] > 0]
+    # attraction = a stretch of ATTRACT_STEPS consecutive steps (checkpoints every 50) near
+    # Sing M, not one checkpoint: a single small σ₂/σ₁ on the way is no sign of attraction
+    passed = [x for x in by[(2, 2)] if x.get("longest_near_singular", 0) >= ATTRACT_STEPS]
     stuck = [x for x in by[(2, 2)] if x["ends_singular"] and x["loss"] >= LOSS_TOL]
     claims = [
         Claim("a student that fits a singular teacher (rk A = rk V = 1) ends on Sing M "
               "(its fiber has only rank-1 points)", "HMK fibers, paper-notes §2",
-              all(x["ends_singular"] for x in fit11) if fit11 else None,
-              f"{sum(x['ends_singular'] for x in fit11)}/{len(fit11)} fitted runs end with "
-              f"rk A·rk V ≤ 1 (σ tolerance {RANK_TOL}; largest σ₂(A)/σ₁(A) "
-              f"{max((x['sigma_A'][1] for x in fit11), default=float('nan')):.1e})"),
+              all(x["rank_A"] == 1 and x["rank_V"] == 1 for x in fit11) if fit11 else None,
+              f"{sum(x['rank_A'] == 1 and x['rank_V'] == 1 for x in fit11)}/{len(fit11)} "
+              f"fitted runs end with rk A = rk V = 1 (σ tolerance {RANK_TOL}; largest "
+              f"σ₂/σ₁: A {max((x['sigma_A'][1] for x in fit11), default=float('nan')):.1e}, "
+              f"V {max((x['sigma_V'][1] for x in fit11), default=float('nan')):.1e})"),
         Claim("a student that fits a generic teacher ends at a smooth point of full rank",
               "HMK fibers, paper-notes §2",
               all(not x["ends_singular"] for x in fit22) if fit22 else None,
               f"{sum(not x['ends_singular'] for x in fit22)}/{len(fit22)} fitted runs"),
         Claim("singular points may attract gradient descent toward low-rank functions "
               "(observed: runs toward a generic teacher pass near or stall on Sing M)",
-              "HMK training remark", bool(passed or stuck) if by[(2, 2)] else None,
+              "HMK training remark", True if (passed or stuck) else None,
               f"generic teacher: {len(stuck)}/{len(by[(2, 2)])} runs stall on Sing M without "
-              f"fitting; {len(passed)}/{len(by[(2, 2)])} spent time near it (mean fraction "
-              f"{np.mean([x['fraction_near_singular'] for x in by[(2, 2)]]):.2f} of steps)"),
+              f"fitting; {len(passed)}/{len(by[(2, 2)])} stay near it for ≥ {ATTRACT_STEPS} "
+              f"consecutive steps (mean fraction of steps near it "
+              f"{np.mean([x['fraction_near_singular'] for x in by[(2, 2)]]):.2f}); neither "
+              "observed would leave the remark (a 'may') unconfirmed: ?"),
     ]
     md = (f"Student (d, d', a) = (3, 2, 2), Adam (lr 2e-2, cosine decay) from init scale 0.1, "
           f"{steps} steps, "

@@ -54,3 +54,11 @@ def test_fiber_task_in_a_sweep_matches_the_command(tmp_path, capsys):
     assert stored["dimension"] == cli["dimension"]
     assert [(c["dim"], c["degree"]) for c in stored["components"]] == \
         [(c["dim"], c["degree"]) for c in cli["components"]]
+
+
+def test_certify_flag(capsys):
+    assert main(["fiber", "--widths", "3,2", "--ranks", "1", "--point", "swap", "--seed", "2",
+                 "--certify"]) == 0
+    out = capsys.readouterr().out
+    assert "witness points certified; completeness by trace test" in out
+    assert out.count("witness points  certified 3 of 3") == 2

@@ -12,13 +12,15 @@ import pytest
 import numag
 from numag import Architecture
 from numag.cli import main
-from numag.jobs import JOBS, DimOptions, FiberOptions, run_dim, run_fiber
+from numag.jobs import (JOBS, DegreeOptions, DimOptions, FiberOptions, run_degree, run_dim,
+                        run_fiber)
 from numag.options import OptionError, from_mapping
 from numag.sweep import normalize, run_tasks
 
 MINIMAL = {"dim": {"widths": [3, 2], "ranks": [1]},
            "fiber": {"widths": [3, 2], "ranks": [1]},
-           "classify": {"file": __file__}}
+           "classify": {"file": __file__},
+           "degree": {"widths": [2, 1], "ranks": [1]}}
 PACKAGE = Path(numag.__file__).parent
 
 
@@ -93,6 +95,26 @@ def test_one_fiber_json_for_cli_sweep_and_study(tmp_path, capsys):
         assert list(other) == list(library)                       # same keys, same order
         assert without_seconds(other) == without_seconds(json.loads(json.dumps(library)))
     assert "matches" not in library and library["expected"]["matches"] is True
+
+
+def test_one_degree_json_for_cli_sweep_and_library(tmp_path, capsys):
+    """(2, 1, 1): the symmetric 2×2 matrices of rank ≤ 2 times P^1, degree 3 (closed form
+    C(3, 1)·C(2, 1)/2, paper-notes §10). Same seed: the same answer and the same paths."""
+    library = run_degree(DegreeOptions(widths=(2, 1), ranks=(1,), seed=4)).to_json()
+    assert (library["degree"], library["certified"], library["closed_form"]) == (3, True, 3)
+    assert main(["degree", "--widths", "2,1", "--ranks", "1", "--seed", "4", "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    rec, = run_tasks([{"task": "degree", "widths": [2, 1], "ranks": [1], "seed": 4}],
+                     tmp_path / "s.db", workers=0)
+    keys = ("degree", "certified", "dimension", "points_found", "closed_form", "seed")
+    for other in (cli, rec.result):
+        assert list(other) == list(library)
+        assert {k: other[k] for k in keys} == {k: library[k] for k in keys}
+        assert other["image"]["paths_tracked"] == library["image"]["paths_tracked"]
+    with pytest.raises(ValueError, match="softmax attention is not polynomial"):
+        DegreeOptions(widths=(2, 1), ranks=(1,), softmax=True)
+    assert main(["degree", "--widths", "2,1", "--ranks", "1", "--softmax"]) == 2
+    assert "not polynomial" in capsys.readouterr().err
 
 
 def test_classify_batch_is_a_sweep_result(tmp_path):

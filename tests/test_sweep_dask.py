@@ -1,6 +1,7 @@
 """Sweeps on a Dask LocalCluster on loopback (processes=True): results, a worker killed mid-task,
 a raising task, Ctrl-C of a sweep driven through the scheduler address, resume."""
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -57,7 +58,11 @@ def test_dim_sweep_on_cluster_via_cli(cluster, tmp_path, capsys):
     for (d, dp, a), rec in zip(shapes, records):
         assert rec.status == "done" and rec.result["dimension"] == single_layer(d, dp, a)
         assert rec.result["seed"] == 5
-    assert len({r.worker for r in records}) >= 1
+    # every task ran in one of the cluster's worker processes (recorded as host:pid), not here
+    with distributed.Client(cluster) as c:
+        worker_pids = set(c.run(os.getpid).values())
+    ran_in = {int(r.worker.rsplit(":", 1)[1]) for r in records}
+    assert ran_in and ran_in <= worker_pids and os.getpid() not in ran_in, (ran_in, worker_pids)
     assert main(args) == 0
     assert f"(0 run now, {len(shapes)} already in" in capsys.readouterr().out
 

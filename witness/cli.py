@@ -1,6 +1,11 @@
 """Command line: ``python -m witness decompose|solve FILE [--seed S] [--precision d|dd|qd]
 [--parameters VALUES] [--json]``, ``solve ... --certify`` and
-``python -m witness certify FILE --solutions SOLS.json [--max-precision BITS] [--json]``.
+``python -m witness certify FILE --solutions SOLS.json [--max-precision BITS] [--json]``,
+``python -m witness monodromy FILE --start START.json [--seed S] [--json] [--certify]`` and
+``python -m witness track FILE --start START.json --target TARGET.json [--json] [--certify]``
+(parameter families: ``witness.parameter_cli``).
+``python -m witness image FILE [--seed S] [--timeout SECONDS] [--json]``: dimension, fiber
+dimension and degree of the image of a polynomial map (``witness.image``).
 
 FILE holds one polynomial per line or ';'-separated polynomials, after optional headers
 ``variables: x, y, z`` and ``parameters: p`` ('-' reads stdin; lines starting with '#' are
@@ -9,12 +14,20 @@ comments; format: ``witness.inputfile``, docs/input-format.md). Parameter values
 ``{"parameters": {...}}``) or, for ``certify``, from the ``"parameters"`` of SOLS.json.
 
 With ``--json`` the output is one JSON object: ``decompose``: ``components`` (a list of {"dim",
-"degree", "points", ...}); ``solve``: ``solutions`` (each {"point", "real", "multiplicity",
-"residual", "refinement"}), ``real``, ``rejected``, ... and with ``--certify`` ``certification``;
+"degree", "points", ...}); ``solve``: ``complete``, ``paths`` (number of start paths, start
+system, counts per end state, failure reasons), ``solutions`` (each {"point", "real",
+"multiplicity" (= paths), "status", "paths", "residual", "refinement"}),
+``positive_dimensional``, ``undecided``, ``check`` (PHCpack's blackbox in ``--precision``
+compared with ours; ``witness.solve_report``), ``real``, ``rejected``, ... and with
+``--certify`` ``certification``;
 ``certify``: counts ``certified``, ``distinct``, ``real``, ``nonreal`` and per solution its
-status and box radius (``witness.certify.CertificationResult.to_json``). Points are lists of
+status and box radius (``witness.certify.CertificationResult.to_json``); ``monodromy``:
+``solutions``, ``complete`` (true / null), ``trace_residual``, ``loops``, ``paths_tracked``,
+``seed``, ``seconds``, ... (``witness.monodromy_solve.MonodromySolveResult.to_json``);
+``track``: ``solutions``, ``multiplicities``, ``paths`` (regular / singular / at infinity /
+failed) (``witness.parameters.ParameterTrackResult.to_json``). Points are lists of
 ``[re, im]`` pairs in the order of ``variables``. Exit codes: 0 ok, 2 bad input, 3 PHCpack
-failure.
+failure (``decompose``; ``solve`` reports a PHCpack failure as its check "not run").
 """
 from __future__ import annotations
 
@@ -25,11 +38,13 @@ import sys
 import time
 from pathlib import Path
 
-from . import phc
+from . import image, phc
 from .certify import CertificationResult, certify
 from .decompose import decompose
 from .inputfile import SystemFile, read_system_file
 from .jsonio import parameters_from_json, points_from_json
+from .parameter_cli import run_monodromy, run_track
+from .solve import solve_paths
 from .solve_report import format_point, solve_report
 from .system import PolynomialSyntaxError
 
@@ -80,13 +95,21 @@ def _as_strings(values: dict | None) -> dict | None:
 
 def run_solve(sf: SystemFile, values: dict | None, seed: int, precision: str,
               certify_solutions: bool = False) -> dict:
-    """``solve``: PHCpack's blackbox solver, then ``solve_report`` (refinement, residual check,
-    real points, optional certification)."""
+    """``solve``: our total-degree solve with every path accounted (``witness.solve.
+    solve_paths``), PHCpack's blackbox in ``precision`` as the independent check, then
+    ``solve_report`` (refinement, residual check, comparison, real points, optional
+    certification). A PHCpack failure makes the check "not run", not the command fail."""
     t0 = time.perf_counter()
     F = sf.specialize(values)
-    r = phc.solve(F, precision=precision, seed=seed)
-    rep = solve_report(F, r, certify_solutions=certify_solutions,
-                       parameters=_as_strings(values), seconds=time.perf_counter() - t0)
+    paths = solve_paths(F, seed=seed)
+    r, err = None, ""
+    try:
+        r = phc.solve(F, precision=precision, seed=seed)
+    except phc.PHCError as exc:
+        err = f"{type(exc).__name__}: {exc}"
+    rep = solve_report(F, paths, r, phc_error=err, precision=precision,
+                       certify_solutions=certify_solutions, parameters=_as_strings(values),
+                       seconds=time.perf_counter() - t0)
     return rep.to_json() | {"_text": rep.text()}
 
 
@@ -152,15 +175,50 @@ def _parser() -> argparse.ArgumentParser:
                         "numbers / [re, im], or objects by variable name)")
     p.add_argument("--max-precision", type=int, default=256, metavar="BITS",
                    help="highest precision tried for hard candidates (>= 53, default 256)")
+    p = sub.add_parser("monodromy", help="all solutions of a parametrized system from one "
+                                         "(or more) start solutions, by monodromy loops")
+    _add_family(p)
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed (default: drawn; recorded in the output)")
+    p.add_argument("--stall-loops", type=int, default=None, metavar="K",
+                   help="stopping rule: stop after K rounds in a row without a new solution "
+                        "(default 40)")
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS")
+    p = sub.add_parser("track", help="parameter homotopy of start solutions to target "
+                                     "parameters, with endgame and path accounting")
+    _add_family(p)
+    p.add_argument("--target", required=True, metavar="TARGET.json",
+                   help='{"parameters": {...}}: the target parameter values')
+    p.add_argument("--seed", type=int, default=1, help="seed (recorded in the output)")
+    _add_common(image.add_parser(sub))
     return ap
+
+
+def _add_family(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help="polynomials with a 'parameters:' header ('-': stdin)")
+    p.add_argument("--start", required=True, metavar="START.json",
+                   help='{"parameters": {"p": "0"}, "solutions": [{"x": "2"}]}')
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--certify", action="store_true",
+                   help="prove the solutions with the Krawczyk test (witness.certify)")
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         sf = read_system_file(args.file)
-        if args.command == "certify":
+        if args.command == "image":
+            r = image.run_cli(args, sf.specialize(parameter_values(sf, args.parameters)))
+            out = {"_text": image.render(r).splitlines(), **r.to_json(points=args.points)}
+        elif args.command == "certify":
             out = run_certify(sf, args.solutions, args.parameters, args.max_precision)
+        elif args.command == "monodromy":
+            out = run_monodromy(sf, _load_json(args.start, "--start"), args.start, args.seed,
+                                args.certify, args.stall_loops, args.timeout)
+        elif args.command == "track":
+            out = run_track(sf, _load_json(args.start, "--start"), args.start,
+                            _load_json(args.target, "--target"), args.target, args.seed,
+                            args.certify)
         else:
             values = parameter_values(sf, args.parameters)
             if args.command == "solve":
@@ -182,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     text = out.pop("_text", None)
     try:
         if args.json:
-            json.dump(out, sys.stdout)
+            json.dump({k: v for k, v in out.items() if k != "_text"}, sys.stdout)
             print()
         else:
             print("\n".join(text) if text is not None else _decompose_text(out))
@@ -194,7 +252,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _decompose_text(out: dict) -> str:
     lines = [f"variables: {', '.join(out['variables'])}",
-             f"certified: {out['certified']}, seeds {out['seeds']}"]
+             f"certified: {out['certified']}, seeds {out['seeds']}; PHCpack check runs "
+             f"finished: {[r['source'] for r in out['runs'] if r.get('finished')] or 'none'}, "
+             f"not finished: {[r['source'] for r in out['runs'] if not r.get('finished')] or 'none'}"]
     for c in out["components"]:
         mult = f", multiplicity {c['multiplicity']}" if c["multiplicity"] != 1 else ""
         lines.append(f"  dim {c['dim']}, degree {c['degree']}{mult}, trace residual "

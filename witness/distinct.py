@@ -73,3 +73,37 @@ def compare_points(A, ea, B, eb, options: PointOptions | None = None) -> np.ndar
     A, B = np.atleast_2d(A), np.atleast_2d(B)
     return compare(relative_distances(A, B), error_estimates(ea, len(A), options),
                    error_estimates(eb, len(B), options), options)
+
+
+def match_points(known: np.ndarray, known_err: np.ndarray, E: np.ndarray, err: np.ndarray,
+                 options: PointOptions | None = None):
+    """Index of the known point (rows of ``known`` (p, n), error estimates ``known_err``) each
+    endpoint E (k, n) (error estimates ``err``) is: ``compare`` SAME (the nearest such), -2
+    undecided against some known point, else new (index len(known) + j among the new points,
+    deduplicated among themselves by the same rule, undecided among them: -2). Returns (idx
+    (k,) int, new points (j, n), their error estimates (j,)). Monodromy's bookkeeping."""
+    idx = np.full(len(E), -1)
+    if len(known) and len(E):
+        D = relative_distances(E, known)
+        C = compare(D, err, known_err, options)
+        for r in range(len(E)):
+            same = np.flatnonzero(C[r] == SAME)
+            if len(same):
+                idx[r] = same[np.argmin(D[r, same])]
+            elif (C[r] == UNDECIDED).any():
+                idx[r] = -2
+    new: list[int] = []
+    for r in np.flatnonzero(idx == -1):
+        if new:
+            Dn = relative_distances(E[r:r + 1], E[new])
+            Cn = compare(Dn, err[r:r + 1], err[new], options)[0]
+            same = np.flatnonzero(Cn == SAME)
+            if len(same):
+                idx[r] = len(known) + int(same[np.argmin(Dn[0, same])])
+                continue
+            if (Cn == UNDECIDED).any():
+                idx[r] = -2
+                continue
+        idx[r] = len(known) + len(new)
+        new.append(r)
+    return idx, E[new].reshape(-1, E.shape[1]), err[new]

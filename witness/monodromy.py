@@ -49,7 +49,7 @@ from .jsonio import points_to_json
 from .options import Options, TrackerOptions, resolve
 from .rank import numerical_rank
 from .system import PolynomialSystem
-from .trace import Pencil, TraceTestResult, slice_tracker, test_groups
+from .trace import Pencil, TraceTestResult, test_groups
 from .tracking import newton_on_slice, random_gamma, track_slices
 from .witness_set import WitnessSet, random_slice, random_translation, square_part
 
@@ -198,36 +198,11 @@ class _State:
                            MAX_PENCIL_REDRAWS)[0]
 
     def match(self, E: np.ndarray, err: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Index of the known point each endpoint is (``distinct.compare``: -1 new, -2
-        undecided against some known point), the new endpoints (deduplicated among themselves
-        by the same rule) and their error estimates."""
-        idx = np.full(len(E), -1)
-        if len(self.X):
-            D = distinct.relative_distances(E, self.X)
-            C = distinct.compare(D, err, self.err, self.options.points)
-            for r in range(len(E)):
-                same = np.flatnonzero(C[r] == distinct.SAME)
-                if len(same):
-                    idx[r] = same[np.argmin(D[r, same])]
-                elif (C[r] == distinct.UNDECIDED).any():
-                    idx[r] = -2
-        new: list[int] = []
-        for r in np.flatnonzero(idx == -1):
-            if new:
-                Dn = distinct.relative_distances(E[r:r + 1], E[new])[0]
-                Cn = distinct.compare(Dn[None, :], err[r:r + 1], err[new],
-                                      self.options.points)[0]
-                same = np.flatnonzero(Cn == distinct.SAME)
-                if len(same):
-                    idx[r] = len(self.X) + int(same[np.argmin(Dn[same])])
-                    continue
-                if (Cn == distinct.UNDECIDED).any():
-                    idx[r] = -2
-                    continue
-            idx[r] = len(self.X) + len(new)
-            new.append(r)
+        """``distinct.match_points`` against the known points (-1 never remains: new points get
+        their future index, -2 is undecided), counting the undecided."""
+        idx, new, new_err = distinct.match_points(self.X, self.err, E, err, self.options.points)
         self.ambiguous += int((idx == -2).sum())
-        return idx, E[new].reshape(-1, self.X.shape[1]), err[new]
+        return idx, new, new_err
 
     def components(self) -> list[list[int]]:
         return sorted((sorted(c) for c in nx.connected_components(self.graph)), key=min)

@@ -1,35 +1,66 @@
-"""What ``solve`` reports: PHCpack's points refined and judged on the system as written, real or
-not, optionally certified. One assembly function, ``solve_report``, so that further accounting
-(e.g. of paths: regular / singular / at infinity / failed) is added in one place.
+"""What ``solve`` reports: every start path of our total-degree homotopy accounted for
+(``witness.solve.solve_paths``), the isolated solutions refined and judged on the system as
+written, real or not, optionally certified, and PHCpack's blackbox answer in the requested
+precision as an independent check. One assembly function, ``solve_report``.
 
+* **Which answer is primary.** Ours. ``solve_paths`` accounts for every one of the
+  prod(deg f_i) paths (regular / singular with multiplicity = paths / at infinity / failed with
+  the reason), decides singular points by deflation and the local dual space, and says when a
+  path ended on a positive-dimensional solution set. PHCpack's blackbox reports only the
+  points it keeps: it does not say how many paths it dropped or why, so its answer cannot be
+  checked for completeness from its output (issue 10: ``--precision dd`` returned 0 of the 2
+  solutions of a 5-variable system without a warning; ``x^80 - 1`` gave 0 of 80). Its points
+  are therefore the independent check, not the answer.
 * **Refinement and judgement.** A point is accepted when its backward error on the system as
   written (``PolynomialSystem.residual``, exact coefficients) is below ``RESIDUAL_TOL`` = 1e-9.
   Every finite point whose backward error in double precision is not already below
   ``REFINE_ABOVE`` = 1e-13 (four orders of magnitude of margin) is first refined by Newton's
   method in mpmath on the exact system (``witness.refine``, ``REFINE_DIGITS`` digits, at most
   ``REFINE_STEPS`` steps) and judged at the refined point, provided Newton converged without
-  moving it by more than ``MOVE_TOL`` * max(1, |x|_inf) (otherwise it is judged as PHCpack
-  gave it: Newton from a bad point can land on another, already listed, root); when Newton
-  does not converge (singular roots converge only linearly) at the better of the two. (Refining every point
-  costs more than PHCpack's solve on cyclic-7: 924 points, ~11 s idle, measured.) Rejected
-  points are counted, not listed.
+  moving it by more than ``MOVE_TOL`` * max(1, |x|_inf) (otherwise it is judged as given:
+  Newton from a bad point can land on another, already listed, root); when Newton does not
+  converge (singular roots converge only linearly) at the better of the two. Rejected points
+  are counted, not listed. The same judgement is applied to our points and to PHCpack's.
+* **The check.** Accepted PHCpack points and our isolated solutions are matched by the engine's
+  one same-point rule (``witness.distinct``; error estimates: our endpoint's, PHCpack's
+  ``err``). Every difference is listed, in text and JSON, with a verdict:
+  - a point of ours PHCpack does not have: "missed by PHCpack" (our point passed the
+    residual check on the system as written, and our path accounting is complete), or
+    "unresolved" when our run is not complete;
+  - a PHCpack point we do not have: when it lies on one of the positive-dimensional sets our
+    paths met (the Jacobian of F there is rank deficient and we met such a set) "on a
+    positive-dimensional set"; when the Jacobian has full rank it is a regular isolated
+    solution our run missed: ``complete`` becomes false; otherwise "unresolved";
+  - the same point with different multiplicities: listed ("multiplicity differs").
+  PHCpack failing (crash, timeout) is reported as "check not run", never as agreement.
+* **Positive-dimensional sets.** Paths that end on a positive-dimensional solution set (local
+  dual space larger than the number of paths) are reported as such, with a pointer to
+  ``decompose``; their endpoints are not isolated solutions.
 * **Real points.** A point is reported as real when max_j |Im x_j| <= ``REAL_TOL`` *
   max(1, max_j |x_j|) (a mixed relative/absolute tolerance, like the residual's); text output
   then shows real coordinates, and JSON marks it ``"real": true`` (the numbers are not
   altered). This is a numerical classification; ``--certify`` proves realness (``certify``).
+
+``complete`` is true only when the path accounting is complete (``PathSolve.complete``: every
+path in exactly one end state, none failed, every point decided, the counts add up), every
+isolated solution of ours passed the residual check, and PHCpack found no regular solution we
+missed.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
 
+from . import distinct
 from .certify import CertificationResult, certify
 from .jsonio import vector_to_json
 from .phc import SolveResult
 from .refine import refine
+from .solve import SOLVE_OPTIONS, PathSolve, full_rank
 from .system import PolynomialSystem
-from .tracking import RESIDUAL_TOL
+from .tracking import RESIDUAL_TOL, PathStatus
 
 REAL_TOL = 1e-8         # relative to max(1, |x|_inf): imaginary parts below are rounding noise
 REFINE_DIGITS = 20      # Newton in mpmath to this many digits before the residual check
@@ -49,37 +80,113 @@ def format_point(x, tol: float = REAL_TOL, digits: int = 6) -> str:
     """Coordinates as text; an imaginary part below ``tol`` * max(1, |x|_inf) is not shown."""
     x = np.asarray(x, dtype=complex)
     cut = tol * max(1.0, float(np.abs(x).max(initial=0.0)))
+    x = x + 0.0                                  # -0.0 prints as 0
     return ", ".join(f"{z.real:.{digits}g}" if abs(z.imag) <= cut else f"{z:.{digits}g}"
                      for z in x)
 
 
 @dataclass(frozen=True)
 class Solution:
-    """One accepted point: ``point`` complex128 (n,), ``multiplicity`` as PHCpack reports it,
-    ``residual`` backward error, ``real`` (``REAL_TOL``), ``refinement``: "not needed" (backward
-    error already < ``REFINE_ABOVE``), "converged" (Newton reached ``REFINE_DIGITS`` digits) or
-    "not converged" (e.g. a singular root; judged at the better point) or "moved too far"
-    (Newton converged farther than ``MOVE_TOL`` away: judged at PHCpack's point)."""
+    """One accepted isolated solution: ``point`` complex128 (n,), ``multiplicity`` (number of
+    paths ending there), ``residual`` backward error on F as written, ``real`` (``REAL_TOL``),
+    ``refinement``: "not needed" (backward error already < ``REFINE_ABOVE``), "converged"
+    (Newton reached ``REFINE_DIGITS`` digits), "not converged" (e.g. a singular root; judged at
+    the better point) or "moved too far" (Newton converged farther than ``MOVE_TOL`` away:
+    judged at the given point); ``status``: "regular" or "singular" (rank of the Jacobian);
+    ``paths``: indices of the start paths ending there (empty for points not from our run)."""
     point: np.ndarray
     multiplicity: int
     residual: float
     real: bool
     refinement: str
+    status: str = "regular"
+    paths: tuple[int, ...] = ()
 
     def to_json(self) -> dict:
         return {"point": vector_to_json(self.point), "real": bool(self.real),
-                "multiplicity": int(self.multiplicity), "residual": float(self.residual),
+                "multiplicity": int(self.multiplicity), "status": self.status,
+                "paths": list(self.paths), "residual": float(self.residual),
                 "refinement": self.refinement}
 
 
 @dataclass(frozen=True)
+class Judged:
+    """Points X (p, n) after refinement and the residual check: ``points`` (p, n), ``residuals``
+    (p,), ``refinement`` (p,) str, ``accepted`` bool (p,)."""
+    points: np.ndarray
+    residuals: np.ndarray
+    refinement: np.ndarray
+    accepted: np.ndarray
+
+
+def judge(F: PolynomialSystem, X: np.ndarray) -> Judged:
+    """Refine and judge points X (p, n) of F on F as written (module docstring)."""
+    X = np.asarray(X, dtype=complex).reshape(-1, F.n_vars)
+    finite = np.all(np.isfinite(X), axis=1)
+    pts, res = X.copy(), np.full(len(X), np.inf)
+    how = np.array(["not finite"] * len(X), dtype=object)
+    if finite.any():
+        p, r, h = _refined(F, X[finite])
+        pts[finite], res[finite], how[finite] = p, r, h
+    return Judged(pts, res, how, res < RESIDUAL_TOL)
+
+
+@dataclass(frozen=True)
+class PhcCheck:
+    """PHCpack's blackbox solve (``precision``, ``seed``) compared with our solutions.
+
+    ran : False when PHCpack failed (``error`` says how); points : PHCpack's points accepted by
+    the residual check, rejected : how many it returned that were not; matched : our solution
+    index -> PHCpack point index; differences : list of {"kind", "point", "verdict", ...};
+    seconds."""
+    ran: bool
+    precision: str
+    seed: int | None
+    points: tuple[np.ndarray, ...] = ()
+    multiplicities: tuple[int, ...] = ()
+    rejected: int = 0
+    differences: tuple[dict, ...] = ()
+    error: str = ""
+    seconds: float = 0.0
+
+    @property
+    def agree(self) -> bool:
+        return self.ran and not self.differences
+
+    def to_json(self) -> dict:
+        return {"ran": self.ran, "agree": self.agree, "precision": self.precision,
+                "seed": self.seed, "error": self.error or None,
+                "solutions": len(self.points), "rejected": self.rejected,
+                "multiplicities": list(self.multiplicities),
+                "differences": list(self.differences), "seconds": self.seconds}
+
+    def text(self) -> list[str]:
+        if not self.ran:
+            return [f"check: PHCpack blackbox ({self.precision}) not run: {self.error}"]
+        head = (f"check: PHCpack blackbox ({self.precision}, seed {self.seed}): "
+                f"{len(self.points)} solutions ({self.rejected} rejected by the residual "
+                f"check); " + ("agrees" if self.agree else
+                               f"{len(self.differences)} differences"))
+        return [head] + [f"  [!!] {d['kind']}: ({d['text_point']}) {d['verdict']}"
+                         for d in self.differences]
+
+
+@dataclass(frozen=True)
 class SolveReport:
-    """The ``solve`` result: accepted solutions, the count rejected, tolerances, seed,
-    precision, seconds (PHCpack + refinement + certification), parameters (values used, as
-    strings, or None), certification (or None)."""
+    """The ``solve`` result.
+
+    variables; solutions (isolated, accepted); rejected (our isolated points that failed the
+    residual check); paths (``PathSolve``); positive_dimensional (endpoints on
+    positive-dimensional sets: {"point", "paths"}); undecided (singular points neither proven
+    isolated nor not); check (``PhcCheck``); seed; precision (of the PHCpack check); seconds;
+    parameters (values used, as strings, or None); certification (or None)."""
     variables: tuple[str, ...]
     solutions: tuple[Solution, ...]
     rejected: int
+    paths: PathSolve
+    positive_dimensional: tuple[dict, ...]
+    undecided: tuple[dict, ...]
+    check: PhcCheck
     seed: int
     precision: str
     seconds: float
@@ -90,11 +197,31 @@ class SolveReport:
     def n_real(self) -> int:
         return sum(s.real for s in self.solutions)
 
+    @property
+    def missed(self) -> int:
+        """PHCpack's regular solutions that our run did not find."""
+        return sum(d["kind"] == "only PHCpack" and d["regular"] for d in self.check.differences)
+
+    @property
+    def complete(self) -> bool:
+        return self.paths.complete and self.rejected == 0 and self.missed == 0
+
+    def path_json(self) -> dict:
+        p = self.paths
+        return {"start_system": p.start, "n_paths": p.n_paths, "counts": p.counts(),
+                "failure_reasons": p.failure_reasons(), "adds_up": p.adds_up,
+                "complete": p.complete, "gamma": [p.gamma.real, p.gamma.imag],
+                "undecided_pairs": [list(q) for q in p.undecided_pairs],
+                "attempts": list(p.attempts)}
+
     def to_json(self) -> dict:
-        out = {"variables": list(self.variables),
+        out = {"variables": list(self.variables), "complete": self.complete,
+               "paths": self.path_json(),
                "solutions": [s.to_json() for s in self.solutions],
                "components": [{"dim": 0, "degree": 1, "multiplicity": s.multiplicity,
                                "points": [vector_to_json(s.point)]} for s in self.solutions],
+               "positive_dimensional": list(self.positive_dimensional),
+               "undecided": list(self.undecided), "check": self.check.to_json(),
                "real": self.n_real, "rejected": self.rejected, "residual_tol": RESIDUAL_TOL,
                "real_tol": REAL_TOL, "refine_digits": REFINE_DIGITS,
                "refine_above": REFINE_ABOVE, "move_tol": MOVE_TOL, "seed": self.seed,
@@ -106,53 +233,133 @@ class SolveReport:
         return out
 
     def text(self) -> list[str]:
+        p, c = self.paths, self.paths.counts()
+        fails = ", ".join(f"{k}: {v}" for k, v in p.failure_reasons().items())
+        n_sing = sum(s.status == "singular" for s in self.solutions)
         lines = [f"variables: {', '.join(self.variables)}",
-                 f"{len(self.solutions)} solutions, {self.n_real} real ({self.rejected} "
-                 f"rejected by the residual check), seed {self.seed}"]
+                 f"complete: {self.complete}, seed {self.seed}",
+                 f"paths: {p.n_paths} ({p.start}): {c['regular']} regular, {c['singular']} "
+                 f"singular, {c['at_infinity']} at infinity, {c['failed']} failed"
+                 + (f" ({fails})" if fails else "") + f"; adds up: {p.adds_up}",
+                 f"{len(self.solutions)} isolated solutions ({n_sing} singular), {self.n_real} "
+                 f"real ({self.rejected} rejected by the residual check)"]
         for s in self.solutions:
             tag = "real" if s.real else "    "
-            lines.append(f"  m={s.multiplicity}  {tag}  ({format_point(s.point)})  residual "
-                         f"{s.residual:.1e}")
+            lines.append(f"  m={s.multiplicity}  {s.status:8s} {tag}  ({format_point(s.point)})"
+                         f"  residual {s.residual:.1e}")
+        if self.positive_dimensional:
+            n = sum(len(g["paths"]) for g in self.positive_dimensional)
+            lines.append(f"positive-dimensional solution set met: {n} paths ended on it at "
+                         f"{len(self.positive_dimensional)} points (not isolated solutions); "
+                         f"run `python -m witness decompose` for its components")
+        for g in self.paths.undecided:
+            lines.append(f"  [!!] undecided singular point ({format_point(g.point)}), "
+                         f"{g.multiplicity} paths: {g.reason}")
+        if p.undecided_pairs:
+            lines.append(f"  [!!] {len(p.undecided_pairs)} pairs of endpoints neither the same "
+                         f"point nor different (witness.distinct)")
+        lines += self.check.text()
         if self.certification is not None:
             lines.append(self.certification.summary())
         return lines
 
 
-def solve_report(F: PolynomialSystem, r: SolveResult, *, certify_solutions: bool = False,
-                 parameters: dict | None = None, seconds: float | None = None) -> SolveReport:
-    """Refine, judge, classify (and optionally certify) PHCpack's points of F.
+def solve_report(F: PolynomialSystem, paths: PathSolve, phc_result: SolveResult | None = None,
+                 *, phc_error: str = "", precision: str = "d",
+                 certify_solutions: bool = False, parameters: dict | None = None,
+                 seconds: float | None = None) -> SolveReport:
+    """Judge our isolated solutions, compare them with PHCpack's, optionally certify.
 
     Parameters
     ----------
     F : PolynomialSystem
         The system as written (exact coefficients), square.
-    r : witness.phc.SolveResult
-        PHCpack's output for F (points in ``F.variables`` order).
+    paths : witness.solve.PathSolve
+        Our total-degree solve of F (``solve_paths``).
+    phc_result : witness.phc.SolveResult, optional
+        PHCpack's blackbox output for F (points in ``F.variables`` order); None when it
+        failed (``phc_error`` says how) or was not run.
+    precision : str
+        Precision of the PHCpack check ("d", "dd", "qd").
     certify_solutions : bool
         Run the Krawczyk certification (``witness.certify``) on the accepted points.
     parameters : dict, optional
         Parameter values used to build F (reported as given).
     seconds : float, optional
-        Wall time so far (default: ``r.seconds``); refinement and certification are added.
+        Wall time so far (default: ``paths.seconds``); judgement and certification are added.
 
     Returns
     -------
     SolveReport
     """
-    import time
     t0 = time.perf_counter()
-    finite = np.all(np.isfinite(r.points), axis=1)
-    X, mult = r.points[finite], r.multiplicities[finite]
-    pts, res, how = _refined(F, X)
-    ok = res < RESIDUAL_TOL
-    reals = real_mask(pts) if len(pts) else np.zeros(0, bool)
-    sols = tuple(Solution(x, int(m), float(e), bool(re_), str(h))
-                 for x, m, e, re_, h, keep in zip(pts, mult, res, reals, how, ok) if keep)
+    iso = paths.isolated
+    J = judge(F, np.array([g.point for g in iso]).reshape(-1, F.n_vars))
+    reals = real_mask(J.points) if len(iso) else np.zeros(0, bool)
+    sols = tuple(Solution(J.points[i], g.multiplicity, float(J.residuals[i]), bool(reals[i]),
+                          str(J.refinement[i]), g.status, g.paths)
+                 for i, g in enumerate(iso) if J.accepted[i])
+    errs = [g.accuracy for g, ok in zip(iso, J.accepted) if ok]
+    pos = tuple({"point": vector_to_json(g.point), "paths": list(g.paths), "reason": g.reason}
+                for g in paths.positive_dimensional)
+    und = tuple({"point": vector_to_json(g.point), "paths": list(g.paths), "reason": g.reason}
+                for g in paths.undecided)
+    check = phc_check(F, sols, errs, paths, phc_result, phc_error, precision)
     cert = certify(F, np.array([s.point for s in sols]).reshape(-1, F.n_vars)) \
         if certify_solutions else None
-    total = (r.seconds if seconds is None else seconds) + time.perf_counter() - t0
-    return SolveReport(F.variables, sols, int((~finite).sum() + (~ok).sum()), r.seed,
-                       r.precision, total, parameters, cert)
+    total = (paths.seconds if seconds is None else seconds) + time.perf_counter() - t0
+    return SolveReport(F.variables, sols, int((~J.accepted).sum()), paths, pos, und, check,
+                       paths.seed, precision, total, parameters, cert)
+
+
+def phc_check(F: PolynomialSystem, sols: tuple[Solution, ...], errs: list[float],
+              paths: PathSolve, r: SolveResult | None, error: str, precision: str
+              ) -> PhcCheck:
+    """Compare PHCpack's accepted points with our solutions (module docstring, "The check")."""
+    if r is None:
+        return PhcCheck(False, precision, None, error=error or "not run")
+    J = judge(F, r.points)
+    P, pm = J.points[J.accepted], r.multiplicities[J.accepted]
+    pe = np.where(np.isfinite(r.err), np.abs(r.err), np.inf)[J.accepted]
+    ours = np.array([s.point for s in sols]).reshape(-1, F.n_vars)
+    C = distinct.compare_points(ours, np.array(errs, float), P, pe) if len(ours) and len(P) \
+        else np.zeros((len(ours), len(P)), np.int8)
+    diffs: list[dict] = []
+    for i, s in enumerate(sols):
+        same = np.flatnonzero(C[i] == distinct.SAME)
+        if len(same):
+            if int(pm[same].sum()) != s.multiplicity:
+                why = ("the Jacobian has full rank there, so it is 1" if s.status == "regular"
+                       else "isolated by the local dual space, whose dimension equals the "
+                            "number of paths, and deflated to a regular point")
+                diffs.append(_diff("multiplicity differs", s.point,
+                                   f"ours {s.multiplicity} (paths), PHCpack "
+                                   f"{int(pm[same].sum())}; ours is decided: {why}", False))
+            continue
+        if np.any(C[i] == distinct.UNDECIDED):
+            verdict = "unresolved: a PHCpack point is neither the same nor different"
+        elif paths.complete:
+            verdict = "missed by PHCpack (ours passes the residual check; our paths add up)"
+        else:
+            verdict = "unresolved: our run is not complete"
+        diffs.append(_diff("only ours", s.point, verdict, s.status == "regular"))
+    for j in np.flatnonzero(~np.any(C == distinct.SAME, axis=0)) if len(P) else []:
+        x = P[j]
+        regular = full_rank(F, x, float(pe[j]), SOLVE_OPTIONS)
+        if regular:
+            verdict = "a regular isolated solution our run missed"
+        elif paths.positive_dimensional:
+            verdict = "singular, and our paths met a positive-dimensional set: on it"
+        else:
+            verdict = "unresolved: singular point our run did not reach"
+        diffs.append(_diff("only PHCpack", x, verdict, bool(regular)))
+    return PhcCheck(True, precision, r.seed, tuple(P), tuple(int(m) for m in pm),
+                    int((~J.accepted).sum()), tuple(diffs), seconds=r.seconds)
+
+
+def _diff(kind: str, x: np.ndarray, verdict: str, regular: bool) -> dict:
+    return {"kind": kind, "point": vector_to_json(x), "text_point": format_point(x),
+            "verdict": verdict, "regular": regular}
 
 
 def _refined(F: PolynomialSystem, X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -130,7 +130,12 @@ class Pencil:
             self.A, self.b, self.reach_gamma = W.slice_A, W.slice_b, None
         else:                      # an independent random slice (see the module docstring)
             from .witness_set import random_slice
-            self.A, self.b = random_slice(rng, W.dim, n)
+            # on a deflated system the slice acts on x only (info['project_to'] coordinates):
+            # a slice through the multipliers meets the lifted component in other points
+            # than deg Z, and their x-trace is not linear (issue 10, row a1^2 - a2; a3^2)
+            k = W.info.get("project_to") or n
+            A, self.b = random_slice(rng, W.dim, k)
+            self.A = np.hstack([A, np.zeros((W.dim, n - k), complex)])
             self.reach_gamma = random_gamma(rng)
         self.v, self.ts = random_pencil(rng, W.dim)
         self.gammas = (random_gamma(rng), random_gamma(rng))

@@ -69,6 +69,7 @@ class FailureReason(StrEnum):
     SINGULAR_JACOBIAN = "singular_jacobian"
     COLLISION = "collision"
     ENDGAME = "endgame"
+    NOT_A_ZERO = "not_a_zero"      # the endgame's estimate is not a zero of the system
     PHC = "phc"
 
 

@@ -251,7 +251,8 @@ def _classify(A_in, V_in, shape, prec: RankOptions, seed: int, want_evidence: bo
                                              member.rank_A if member else None)
         labels, kinds, alts, notes = _labels(combos, shape, prec, decs)
         margin, margin_notes = _margin(decs, alts)
-        ev = (collect_evidence(A, V, shape, prec, seed, decs, qkv, (A_in, V_in))
+        ev = (collect_evidence(A, V, shape, prec, seed, decs, qkv, (A_in, V_in),
+                               exact_input=source is not Source.TENSOR)
               if want_evidence else None)
     agree = agreement(labels, ev)
     notes += margin_notes + [f"{k}: rule and evidence DISAGREE"

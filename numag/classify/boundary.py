@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..rank import Decision, json_num, RankOptions, threshold_zero
+from ..rank import Decision, json_num, RankOptions, singular_values, threshold_zero
 from ..tensor import eigh, tensor
 from .ambient import membership
 from .labels import BoundaryVerdict
@@ -15,27 +15,54 @@ from .precision import nearby_epsilon, norm, rank1_factors, work_digits
 
 
 def boundary_probe(exact, shape: tuple[int, int, int], prec: RankOptions, seed: int,
-                   decs: tuple[Decision, ...], notes: list) -> tuple[BoundaryVerdict, list[dict]]:
-    """Boundary verdict (boundary, not boundary, not probed, inconclusive) and probes.
+                   ranks: tuple[int, int], notes: list) -> tuple[BoundaryVerdict, list[dict]]:
+    """Boundary verdict (boundary, not boundary, inconclusive) and probes.
 
     Parameters
     ----------
     exact
         the input (A, V), read exactly (Fractions, ints, floats or mpf).
-    decs
-        rank A, rank V decisions (numag.classify.rules.rank_decisions).
+    ranks
+        (rk A, rk V) as the evidence determined them (numag.classify.evidence).
     notes
         receives how the verdict was reached.
     """
-    dA, dV = decs[0], decs[1]
-    if dA.candidates == (0,) or dV.candidates == (0,):
+    rA, rV = ranks
+    if rA == 0 or rV == 0:
         return _probe_zero(shape, prec, seed, notes)
-    if not (dA.candidates == (1,) and dV.candidates == (1,)):
-        notes.append("no rank-1 factors (rk A or rk V ≥ 2, or undecided): no outside point "
-                     "constructed ([derived] real points of the Zariski closure outside M are "
-                     "c ⊗ S ⊗ v with S semidefinite of rank 2)")
-        return BoundaryVerdict.NOT_PROBED, []
-    return _probe_rank1(exact, shape, prec, seed, notes)
+    if rA == 1 and rV == 1:
+        return _probe_rank1(exact, shape, prec, seed, notes)
+    return _probe_flattenings(exact, prec, notes)
+
+
+def _probe_flattenings(exact, prec: RankOptions,
+                       notes: list) -> tuple[BoundaryVerdict, list[dict]]:
+    """rk A ≥ 2 or rk V ≥ 2: every outside point c ⊗ S ⊗ v has both flattenings
+    (r | b c e) and (e | r b c) of rank 1, so by Eckart–Young its distance to T is at least
+    σ₂ of T's flattenings. T's (r | ·) flattening has rank rk V and its (e | ·) flattening rank
+    rk A (sym(x ⊗ a) ≠ 0 for x, a ≠ 0), so σ₂ > 0 of either, decided, keeps every outside
+    point at a positive distance: not boundary."""
+    wprec = _probe_precision(prec)
+    with wprec.context():
+        T = tensor(wprec.convert(exact[0]), wprec.convert(exact[1]))
+        nT = norm(T)
+        probes = []
+        for name, F in (("(r | b c e)", T.reshape(T.shape[0], -1)),
+                        ("(e | r b c)", np.moveaxis(T, 3, 0).reshape(T.shape[3], -1))):
+            s = singular_values(F, wprec) if min(F.shape) >= 2 else [nT, 0]
+            dec = threshold_zero(f"σ₂/σ₁ of the flattening {name}", s[1] / s[0], wprec)
+            probes.append({"flattening": name, "sigma2_rel": float(s[1] / nT),
+                           "decided_nonzero": dec.candidates == (1,),
+                           "margin": json_num(dec.margin)})
+    hit = [p for p in probes if p["decided_nonzero"]]
+    if hit:
+        best = max(p["sigma2_rel"] for p in hit)
+        notes.append(f"σ₂ of T's flattening {hit[0]['flattening']} is nonzero (decided): every "
+                     f"outside point c ⊗ S ⊗ v is at relative distance ≥ {best:.3g} "
+                     "(Eckart–Young): not boundary")
+        return BoundaryVerdict.NOT_BOUNDARY, probes
+    notes.append("flattenings of T: σ₂ not decided nonzero: boundary not decided")
+    return BoundaryVerdict.INCONCLUSIVE, probes
 
 
 def _probe_precision(prec: RankOptions) -> RankOptions:

@@ -3,12 +3,19 @@
 Evidence (see `Evidence`) uses the Jacobian of the parametrization W = (Q, K, V) ↦ φ_W
 (numag.jacobian, at fixed random inputs) on points of the fiber, and constructed real points of
 the Zariski closure without a real preimage (numag.tensor recovery; numag.classify.boundary).
+
+Which fiber branches and probes are examined depends on rk A and rk V. The evidence does NOT
+take them from the rules' thresholded decisions: for exact input (weights or (A, V), floats read
+as the rationals they are) it computes them exactly over Q (python-flint). Only for an ambient
+tensor, whose (A, V) is a numerical preimage, does it reuse the rules' rank decisions, and
+`Evidence.ranks_source` says so.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
+import flint
 import numpy as np
 
 from ..architecture import Architecture, LayerWeights
@@ -18,6 +25,7 @@ from ..rank import Decision, json_num, RankOptions, singular_values, threshold_r
 from ..tensor import tensor
 from .boundary import boundary_probe
 from .fiber import FiberSample, fiber_points
+from .inputs import exact_rationals
 from .labels import UNDECIDED, Agreement, BoundaryVerdict, Label, SingularVerdict
 from .precision import nearby_epsilon, norm, svd
 
@@ -67,6 +75,9 @@ class Evidence:
         outside points of the Zariski closure tried: relative distance and membership.
     notes
         how each verdict was reached.
+    ranks_source
+        where the rk A, rk V that choose the branches and probes come from: "exact over Q"
+        (independent of the rules) or "reused: the rules' rank decisions" (ambient tensor).
     """
 
     dim_formula: int
@@ -81,6 +92,7 @@ class Evidence:
     notes: tuple[str, ...] = ()
     seed: int = 0
     n_inputs: int = 0
+    ranks_source: str = ""
 
     def to_json(self) -> dict:
         return {"dim_formula": self.dim_formula, "generic_rank": self.generic_rank.to_json(),
@@ -90,12 +102,12 @@ class Evidence:
                                       if self.nearby_joint_rank else None),
                 "epsilon": self.epsilon, "singular": self.singular, "boundary": self.boundary,
                 "probes": list(self.probes), "notes": list(self.notes), "seed": self.seed,
-                "n_inputs": self.n_inputs}
+                "n_inputs": self.n_inputs, "ranks_source": self.ranks_source}
 
 
 def collect_evidence(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int],
                      prec: RankOptions, seed: int, decs: tuple[Decision, ...], qkv,
-                     exact) -> Evidence:
+                     exact, exact_input: bool = True) -> Evidence:
     """Jacobian ranks on the fiber over φ = T(A, V), nearby tangent spaces and boundary probes.
 
     Parameters
@@ -103,7 +115,10 @@ def collect_evidence(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int],
     A, V
         converted to prec (call inside prec.context()); exact: the input (A, V) as read.
     decs
-        rank A, rank V decisions (they choose the fiber branches and the probes).
+        the rules' rank A, rank V decisions: used only when `exact_input` is False (an
+        ambient tensor's numerical preimage); otherwise rk A, rk V are computed exactly.
+    exact_input
+        `exact` is the input as given (weights or (A, V)), not a numerical preimage.
     qkv
         the given weights (Q, K, V), or None.
     """
@@ -124,15 +139,36 @@ def collect_evidence(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int],
         notes.append(f"DISAGREEMENT: computed generic rank {generic.value} vs HMK formula "
                      f"{dim_formula}")
     dim = generic.value
-    pts = fiber_points(A, V, shape, prec, rng, decs, qkv)
+    ranks, ranks_source = (_evidence_ranks(exact, decs) if exact_input else
+                           ((decs[0].value, decs[1].value), REUSED_RANKS))
+    notes.append(f"rk A = {ranks[0]}, rk V = {ranks[1]} ({ranks_source}) choose the branches "
+                 "and probes")
+    pts = fiber_points(A, V, shape, prec, rng, ranks, qkv)
     fiber, joint = _fiber_ranks(pts, jac, tensor(A, V), prec, seed)
     singular, nearby, eps = _singular_verdict(fiber, joint, dim, generic, notes), None, None
     if singular is SingularVerdict.CRITICAL:
         nearby, eps = _nearby_joint_rank(pts[0][1], jac, prec, rng)
         singular = _nearby_verdict(nearby, dim, notes)
-    boundary, probes = boundary_probe(exact, shape, prec, seed, decs, notes)
+    boundary, probes = boundary_probe(exact, shape, prec, seed, ranks, notes)
     return Evidence(dim_formula, generic, tuple(fiber), joint, singular, boundary, nearby, eps,
-                    tuple(probes), tuple(notes), seed, n_inputs)
+                    tuple(probes), tuple(notes), seed, n_inputs, ranks_source)
+
+
+EXACT_RANKS = "exact over Q (python-flint), independent of the rules"
+REUSED_RANKS = "reused: the rules' rank decisions (ambient tensor: no exact preimage)"
+
+
+def _evidence_ranks(exact, decs: tuple[Decision, ...]) -> tuple[tuple[int, int], str]:
+    """(rk A, rk V) for choosing branches and probes: exact ranks over Q when the input is exact
+    (Fractions, ints, floats, mpf: every one is a rational), else the rules' decisions."""
+    try:
+        mats = [exact_rationals(np.asarray(m, dtype=object)) for m in exact]
+        ranks = tuple(flint.fmpq_mat([[flint.fmpq(x.numerator, x.denominator)
+                                        if hasattr(x, "denominator") else flint.fmpq(int(x))
+                                        for x in row] for row in m]).rank() for m in mats)
+        return ranks, EXACT_RANKS
+    except (TypeError, ValueError):
+        return (decs[0].value, decs[1].value), REUSED_RANKS
 
 
 def _fiber_ranks(pts: list[FiberSample], jac, T0: np.ndarray, prec: RankOptions,
@@ -239,7 +275,8 @@ def _nearby_verdict(dec: Decision, dim: int, notes: list) -> SingularVerdict:
 
 def agreement(labels: tuple[Label, ...], ev: Evidence | None) -> dict[str, Agreement]:
     """Rule labels vs evidence: {"singular": ..., "boundary": ...}, each agree, DISAGREE or
-    the evidence's own undecided verdict (inconclusive, not probed); {} without evidence."""
+    the evidence's own undecided verdict (inconclusive, not probed: unchecked, not agreement);
+    {} without evidence."""
     if ev is None:
         return {}
     if labels in (UNDECIDED, ()):

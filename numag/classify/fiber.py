@@ -4,7 +4,7 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-from ..rank import Decision, RankOptions
+from ..rank import RankOptions
 from .precision import norm, rank1_factors, sqrt, svd
 
 # (name, (Q, K, V), whether its tangent image enters the joint rank)
@@ -12,15 +12,16 @@ FiberSample = tuple[str, tuple[np.ndarray, np.ndarray, np.ndarray], bool]
 
 
 def fiber_points(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int], prec: RankOptions,
-                 rng: np.random.Generator, decs: tuple[Decision, ...], qkv) -> list[FiberSample]:
-    """Points W of the fiber over T(A, V) (A, V converted to prec, inside its context).
+                 rng: np.random.Generator, ranks: tuple[int, int], qkv) -> list[FiberSample]:
+    """Points W of the fiber over T(A, V) (A, V converted to prec, inside its context);
+    ranks = (rk A, rk V) as the evidence determined them (numag.classify.evidence).
 
     φ = 0: random points of {A = 0} and {V = 0}. Otherwise the balanced factorizations of
     (A, V) (several when rk A < a), those of the swap (w vᵀ, c uᵀ) when rk A = rk V = 1, and
     the given weights `qkv` (rescaled) when there are any.
     """
     a = shape[2]
-    rA, rV = decs[0].value, decs[1].value
+    rA, rV = ranks
     if rA == 0 or rV == 0:
         return _zero_fiber(shape, prec, rng)
     pts = _factorizations("the point", *_balance(A, V), min(rA, a), a, prec, rng)

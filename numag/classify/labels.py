@@ -81,5 +81,11 @@ class Agreement(enum.StrEnum):
 
     @property
     def consistent(self) -> bool:
-        """Agreement, or no evidence asked for (no probe): nothing contradicts the rules."""
-        return self in (Agreement.AGREE, Agreement.NOT_PROBED)
+        """The evidence decided and agrees. "not probed" and "inconclusive" are unchecked (?),
+        not agreement."""
+        return self is Agreement.AGREE
+
+    @property
+    def unchecked(self) -> bool:
+        """No decided evidence either way (not probed, inconclusive, rule undecided)."""
+        return self not in (Agreement.AGREE, Agreement.DISAGREE)

@@ -79,9 +79,14 @@ def render(r: Classification) -> str:
             rows.append(("  nearby tangents", f"joint rank {e.nearby_joint_rank.value} at ε = "
                                               f"{e.epsilon:.0e}"))
         for p in e.probes:
-            rows.append(("  outside probe", f"distance {p['distance']:.3g}, in M: {p['in_M']}"))
+            rows.append(("  outside probe", (
+                f"flattening {p['flattening']}: σ₂/‖T‖ = {p['sigma2_rel']:.3g} (outside points "
+                f"at least this far; decided > 0: {p['decided_nonzero']})"
+                if "flattening" in p else f"distance {p['distance']:.3g}, in M: {p['in_M']}")))
         rows.append(("  verdicts", f"singular: {e.singular}; boundary: {e.boundary}"))
-        rows.append(("agreement", ", ".join(f"{k}: {v}" for k, v in r.agreement.items())))
+        rows.append(("agreement", ", ".join(
+            f"{k}: {v}" + (" (unchecked: ?)" if v.unchecked else "")
+            for k, v in r.agreement.items())))
     lines = [table(rows)]
     lines += [f"  note: {cli_text(n)}" for n in (*r.notes, *(e.notes if e else ()))]
     return "\n".join(lines)

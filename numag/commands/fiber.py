@@ -28,6 +28,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_option(p, FiberOptions, "complete_paths", metavar="PATHS",
                help="check completeness (witness supersets of the whole fiber at every "
                     "dimension) when it needs at most PATHS paths; 0: never")
+    add_option(p, FiberOptions, "certify",
+               help="certify the witness points of each component (Krawczyk test on the exact "
+                    "fiber system cut by the witness slice)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -51,6 +54,10 @@ def render(r: FiberDecomposition) -> str:
         rows.append(("component", f"dim {c.dim}, degree {c.degree}, trace test "
                      f"{TRACE_WORDS[t['verdict']]} (residual {t['residual']:.1e}"
                      f", tolerance {t['tolerance']:.0e})  [{c.label}]"))
+        if c.certification is not None:
+            rows.append(("  witness points", c.certification["summary"]
+                         + (f", largest box radius {c.certification['max_radius']:.1e}"
+                            if c.certification["max_radius"] is not None else "")))
     rows += [("expected", "; ".join(f"{e.label}: dim {e.dim if e.dim is not None else '?'}"
                                     f" ({e.source})" for e in r.expected)),
              ("complete", {True: "yes", False: "NOT proven", None: "not checked"}[r.complete]

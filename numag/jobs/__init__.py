@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Callable, NamedTuple
 
 from .classify import ClassifyOptions, run_classify
+from .degree import DegreeOptions, run_degree
 from .dim import DimOptions, run_dim
 from .fiber import FiberOptions, run_fiber
 
@@ -27,7 +28,8 @@ JOBS: dict[str, Job] = {
     "dim": Job(run_dim, DimOptions),
     "fiber": Job(run_fiber, FiberOptions),
     "classify": Job(run_classify, ClassifyOptions),
+    "degree": Job(run_degree, DegreeOptions),
 }
 
-__all__ = ["JOBS", "Job", "DimOptions", "FiberOptions", "ClassifyOptions", "run_dim",
-           "run_fiber", "run_classify"]
+__all__ = ["JOBS", "Job", "DimOptions", "FiberOptions", "ClassifyOptions", "DegreeOptions",
+           "run_dim", "run_fiber", "run_classify", "run_degree"]

@@ -63,6 +63,8 @@ class FiberOptions:
     complete_paths: int = option(1000, bound=Bound(0),
                                  help="path budget of the completeness check (witness "
                                       "supersets of the whole fiber); 0: not checked")
+    certify: bool = option(False, help="certify the witness points of each component "
+                                       "(Krawczyk test, witness.certify_witness)")
     arch: Family = family_option()
     heads: int | None = heads_option()
     activation_degree: int | None = activation_degree_option()
@@ -111,4 +113,4 @@ def run_fiber(options: FiberOptions, progress: bool | None = None) -> FiberDecom
         arch, layers = options.architecture(), None
     return fiber(arch, layers, kind=options.point or PointKind.GENERIC, seed=options.seed,
                  blackbox=options.blackbox.flag, timeout=options.timeout, progress=progress,
-                 complete_check=options.complete_paths)
+                 complete_check=options.complete_paths, certify=options.certify)
