@@ -110,6 +110,10 @@ class Torus:
         return len(self.gauge)
 
 
+# full runs with fresh gammas while paths fail (measured: the dim-3 superset of the 2,1 a = 1
+# fiber, seed 0, had 1 failed path of 34 on its first gamma, which left completeness unproven)
+ATTEMPTS = 3
+
 def diagonal_torus(F, groups=None) -> Torus:
     """The torus of ``Torus`` from F's exponents (exact: python-flint null space over Z).
 
@@ -359,9 +363,17 @@ def witness_superset(F, groups, dim: int, seed: int = 0, torus: Torus | None = N
     X0 = start_points(groups, D, _caps(groups, torus, n), factors, L, r_L)
     S = _start_program(groups, D, factors, L, r_L, F.variables)
     target = _sliced(G, L, r_L)
-    gamma = random_gamma(rng)
-    H = Homotopy(straight_line_homotopy(target, S), [[gamma]], n, F, gamma, "linear product")
-    E, status, acc, counts = _track_all(H, X0, opt, rng)
+    prog, best = straight_line_homotopy(target, S), None
+    for attempt in range(1, ATTEMPTS + 1):     # a fresh gamma while paths fail: each run is a
+        gamma = random_gamma(rng)              # complete homotopy of its own (gamma trick)
+        H = Homotopy(prog, [[gamma]], n, F, gamma, "linear product")
+        E, status, acc, counts = _track_all(H, X0, opt, rng)
+        counts["attempts"] = attempt
+        if best is None or counts["failed"] < best[3]["failed"]:
+            best = (E, status, acc, counts)
+        if best[3]["failed"] == 0:
+            break
+    E, status, acc, counts = best
     on = np.isin(status, (PathStatus.REGULAR, PathStatus.SINGULAR)) & \
         (F.residual(np.where(np.isfinite(E), E, 0)) < opt.points.residual_tol)
     fin = np.isin(status, (PathStatus.REGULAR, PathStatus.SINGULAR))

@@ -82,15 +82,15 @@ def test_dim_cli_json_is_the_library_result(capsys):
 def test_one_fiber_json_for_cli_sweep_and_study(tmp_path, capsys):
     """(3, 2, 1) with u ∦ w: two components of dim 2, degree 3 (HMK; tests/test_fibers.py)."""
     from numag.reproduce import load_study
-    library = run_fiber(FiberOptions(widths=(3, 2), ranks=(1,), point="swap", seed=1,
-                                     blackbox="no")).to_json()
+    opts = FiberOptions(widths=(3, 2), ranks=(1,), point="swap", seed=1, blackbox="no")
+    library = run_fiber(opts).to_json()
     assert [(c["dim"], c["degree"]) for c in library["components"]] == [(2, 3), (2, 3)]
     assert main(["fiber", "--widths", "3,2", "--ranks", "1", "--point", "swap", "--seed", "1",
                  "--blackbox", "no", "--json"]) == 0
     cli = json.loads(capsys.readouterr().out)
     rec, = run_tasks([{"task": "fiber", "widths": [3, 2], "ranks": [1], "point": "swap",
                        "seed": 1, "blackbox": "no"}], tmp_path / "s.db", workers=0)
-    study = load_study("fibers").fiber_item([3, 2], [1], "swap", 1, False)
+    study = load_study("fibers").fiber_item([3, 2], [1], "swap", 1, False, opts.complete_paths)
     for other in (cli, rec.result, json.loads(json.dumps(study))):
         assert list(other) == list(library)                       # same keys, same order
         assert without_seconds(other) == without_seconds(json.loads(json.dumps(library)))
