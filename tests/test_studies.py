@@ -9,6 +9,11 @@ from numag.study import StudyContext
 # Claims expected to fail (none since the rank-1 caveat became the rank-1 theorem, paper-notes
 # §3.1); a claim that fails is listed here with its reason.
 EXPECTED_FALSE: set[tuple[str, str]] = set()
+# Studies whose claims about numbers of components are ✓ only when the decomposition is proven
+# complete (issue 16 item 1): in --quick the completeness budget (1 000 superset paths) does not
+# reach every fiber, and a superset with failed paths proves nothing, so these may be ? there;
+# they must never be ✗.
+MAY_BE_UNDECIDED = {"fibers"}
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +44,8 @@ def test_claims_are_decided_and_as_expected(quick_docs):
         assert doc["claims"], name
         for c in doc["claims"]:
             expected = (name, c["text"]) not in EXPECTED_FALSE
+            if name in MAY_BE_UNDECIDED and c["holds"] is None:
+                continue
             assert c["holds"] is expected, (name, c["text"], c["evidence"])
 
 
