@@ -46,10 +46,10 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]
 
 from numag import Architecture  # noqa: E402
 from numag.encode import fiber_system  # noqa: E402
-from numag.fibers import (PointType, _member_of, exact_nullity,  # noqa: E402
+from numag.fibers import (PointType, exact_nullity,  # noqa: E402
                           expected_components, point_type)
 from numag.points import sample_point  # noqa: E402
-from witness import distinct, monodromy, move_slice  # noqa: E402
+from witness import distinct, membership, monodromy, move_slice  # noqa: E402
 from witness.options import DEFAULT  # noqa: E402
 from witness.trace import (TRACE_FAIL, TRACE_TOL, Pencil, slice_tracker,  # noqa: E402
                            trace_verdict)
@@ -77,8 +77,8 @@ def fiber_witness_sets(arch: Architecture, kind: str, seed: int):
     out, problems, wsets = [], [], []
     for e in expected_components(arch, layers, ptype, rng):
         x = np.array([complex(v) for v in e.point])
-        if _member_of(x, wsets, rng) is not None:
-            continue
+        if any(membership(x, W, seed=rng).verdict is True for W in wsets):
+            continue                   # on a component already found (as numag.fibers does)
         k = exact_nullity(fs, e.point)
         res = monodromy(fs.system, k, x, seed=int(rng.integers(2 ** 31)), progress=False)
         if not res.complete:
