@@ -318,7 +318,8 @@ class _Builder:
         pts: list[_Point] = []
         for g in sol.groups:
             x, acc, on = self.on_F(g.point, g.accuracy, S.A, S.b)
-            p = _Point(x, acc, g.multiplicity, g.status == "regular", TRACKER, S.A, S.b,
+            regular = g.status == PathStatus.REGULAR
+            p = _Point(x, acc, g.multiplicity, regular, TRACKER, S.A, S.b,
                        "off F" if on == "off" else "", on=on)
             if on == "off" and not self.zero_of_superset_system(S, g.point):
                 # not a zero of [G; slice] either: the endgame did not converge there, so the

@@ -80,7 +80,7 @@ class EndpointGroup:
     deflation result (singular points only); reason : the verdict in words."""
     point: np.ndarray
     paths: tuple[int, ...]
-    status: str
+    status: PathStatus
     winding: tuple[int, ...]
     accuracy: float
     residual: float
@@ -324,10 +324,10 @@ def _examine(F, tr: TrackResult, status, paths: list[int], opt: Options, rng,
     wind = tuple(int(tr.winding[i]) for i in paths)
     k = len(paths)
     if k == 1 and status[best] == PathStatus.REGULAR:
-        return EndpointGroup(x, (best,), "regular", wind, acc, float(F.residual(x)), True,
+        return EndpointGroup(x, (best,), PathStatus.REGULAR, wind, acc, float(F.residual(x)), True,
                              "regular endpoint of one path")
     if not examine:
-        return EndpointGroup(x, tuple(paths), "singular", wind, acc, float(F.residual(x)),
+        return EndpointGroup(x, tuple(paths), PathStatus.SINGULAR, wind, acc, float(F.residual(x)),
                              None, "singular point, not examined")
     return examine_singular(F, x, acc, tuple(paths), wind, opt, rng)
 
@@ -348,10 +348,10 @@ def examine_singular(F, x, acc, paths, wind, opt: Options, rng, A=None, b=None
     res = float(F.residual(y))
     if loc.isolated and loc.multiplicity == k and defl.regular:
         why = f"isolated, multiplicity {k} = paths ({loc.reason}; deflation: {defl.reason})"
-        return EndpointGroup(y, paths, "singular", wind, acc2, res, True, why, loc, defl)
+        return EndpointGroup(y, paths, PathStatus.SINGULAR, wind, acc2, res, True, why, loc, defl)
     if loc.isolated is False:
-        return EndpointGroup(y, paths, "singular", wind, acc2, res, False,
+        return EndpointGroup(y, paths, PathStatus.SINGULAR, wind, acc2, res, False,
                              f"not isolated: {loc.reason}", loc, defl)
-    return EndpointGroup(y, paths, "singular", wind, acc2, res, None,
+    return EndpointGroup(y, paths, PathStatus.SINGULAR, wind, acc2, res, None,
                          f"undecided: dual space says {loc.reason}; {k} paths; deflation: "
                          f"{defl.reason}", loc, defl)
