@@ -758,6 +758,8 @@ def _checks(B: _Builder, comps, run_info) -> list[dict]:
     acc = B.accounting
     finished = [r["source"] for r in run_info if r.get("finished")]
     failed = [r["source"] for r in run_info if not r.get("finished")]
+    why_not = [f"{r['source']} ({str(r.get('error', ''))[:90]})" for r in run_info
+               if not r.get("finished")]
     agree = (bool(run_info) and not failed
              and all(r.get("unexplained", 0) == 0 for r in run_info if r.get("finished"))
              and all(any(f in c.found_by for c in comps) or not comps for f in finished)
@@ -784,8 +786,10 @@ def _checks(B: _Builder, comps, run_info) -> list[dict]:
                              for a in acc)},
         {"name": "runs_agree", "passed": agree,
          "detail": (f"PHCpack runs finished: {finished or 'none'}; not finished: "
-                    f"{failed or 'none'}; " +
+                    f"{why_not or 'none'}; " +
                     ("every finished run found every component and nothing else" if agree
+                     else "no run finished, so there is no independent check (a run that "
+                          "did not finish never counts as agreeing)" if not finished
                      else "runs differ from the reported components (see 'runs'); a run "
                           "that did not finish never counts as agreeing"))},
     ]
