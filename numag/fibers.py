@@ -882,7 +882,7 @@ def _compare(expected, comps, dim0, bb, skipped=(), complete=None
             problems.append(f"'{e.label}' gave a separate component: the branches differ")
     missing = [e.label for e in expected if e.expectation.separate and e.label not in skipped
                and not any(c.label == e.label for c in comps)]
-    if missing:
+    if missing and complete is True:
         problems.append(f"predicted components not reached separately: {missing}")
     for how in (FoundBy.BLACKBOX, FoundBy.SUPERSET):
         extra = [c for c in comps if c.found_by is how]
@@ -899,6 +899,12 @@ def _compare(expected, comps, dim0, bb, skipped=(), complete=None
     undecided += [f"'{c.label}' (dim {c.dim}): not proven distinct from an earlier component "
                   f"(membership undecided)" for c in comps if c.distinct is None]
     undecided += [f"'{label}' (monodromy not run: time budget exhausted)" for label in skipped]
+    # a predicted component not reached separately contradicts the prediction only when the
+    # decomposition is proven complete; otherwise its monodromy set may have been merged with
+    # another by a path jump and not certified after the split (measured: (2,2,2)/(1,1) seed 1)
+    if missing and complete is not True:
+        undecided.append(f"predicted components not reached separately: {missing} (the "
+                         f"decomposition is not proven complete)")
     checks.append(f"{len(comps)} component(s): " + ", ".join(
         f"{c.label}: dim {c.dim}, degree {c.degree}, trace residual "
         f"{c.trace_test['residual']:.1e}" for c in comps))
