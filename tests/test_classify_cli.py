@@ -61,7 +61,7 @@ def test_batch_summary_table(tmp_path, capsys):
 def test_batch_with_a_bad_line_reports_it_and_fails(tmp_path, capsys):
     p = tmp_path / "pts.jsonl"
     p.write_text(json.dumps(SELF_INT) + "\n" + json.dumps({**U_PAR_W, "V": [[1, 2]]}) + "\n")
-    assert main(["classify", str(p), "--no-evidence"]) == 1
+    assert main(["classify", str(p), "--no-evidence"]) == 2     # bad input, README
     out = capsys.readouterr().out
     assert "ERROR" in out and "pts.jsonl:2" in out and "singular" in out
 

@@ -152,10 +152,10 @@ def test_deep_layer_rank_above_its_input_width_is_named():
 def test_non_json_batch_line_is_a_per_line_error(tmp_path, capsys):
     p = tmp_path / "pts.jsonl"
     p.write_text(json.dumps(PSD) + "\n{not json\n" + json.dumps(INDEF) + "\n")
-    assert main(["classify", str(p), "--no-evidence"]) == 1
+    assert main(["classify", str(p), "--no-evidence"]) == 2
     out = capsys.readouterr().out
     assert f"{p}:2: not valid JSON" in out and "error: 1" in out and "not in M: 1" in out
-    assert main(["classify", str(p), "--no-evidence", "--json"]) == 1
+    assert main(["classify", str(p), "--no-evidence", "--json"]) == 2
     rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert [r["where"] for r in rows] == [f"{p}:1", f"{p}:2", f"{p}:3"]
     assert "not valid JSON" in rows[1]["error"] and "labels" in rows[2]

@@ -31,7 +31,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_option(p, ClassifyOptions, "no_evidence",
                help="rules only (skip Jacobian ranks and boundary probes; much faster)")
     add_option(p, ClassifyOptions, "batch",
-               help="FILE holds one JSON object per line (exit status 1 if a line fails)")
+               help="FILE holds one JSON object per line (a bad line is reported, the others "
+                    "are still classified, and the exit status is 2)")
     p.add_argument("--json", action="store_true",
                    help="print JSON (one object; JSON lines in batch mode)")
 
@@ -46,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(strict_json(entry.to_json()), default=str))
     else:
         print(render_batch(result))
-    return 1 if result.failed else 0
+    return 2 if result.failed else 0              # every line's error is bad input
 
 
 def render(r: Classification) -> str:

@@ -43,7 +43,8 @@ def render(r: DegreeResult) -> str:
         ("degree", f"{deg}  (of the cone M = of P(M); {r.encoding} coordinates)"),
         ("certified", {True: "yes", False: "no", None: "undecided"}[r.certified]
          + f": {img.certificate}"),
-        ("closed form", f"{cf.value}  ({cf.source}){check}"),
+        ("closed form", f"{cf.value}  ({cf.source}){check}" if cf.value is not None
+         else f"none ({cf.source})"),
         ("paths", f"{img.paths_tracked} tracked, {img.failed_paths} failed, {img.loops} loops; "
                   f"source slice: {r.source_slice}"),
         ("seed", r.seed),

@@ -33,6 +33,21 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _certified_text(r: DimensionResult) -> str:
+    """Why the dimension is, or is not, proved."""
+    if r.certified:
+        return "yes: exact lower bound = proved upper bound"
+    if r.method != "exact":
+        why = ("the rank is numerical (softmax is not polynomial: no exact rank over F_p)"
+               if r.architecture.kind == "softmax"
+               else "the rank is numerical (use --method exact)")
+        return f"no: {why}"
+    why = f"exact lower bound {r.dimension} < proved upper bound {r.upper_bound}"
+    if r.miss_probability:
+        why += f"; every trial special has probability ≤ {r.miss_probability:.1e}"
+    return f"no: {why}"
+
+
 def render(r: DimensionResult) -> str:
     """Readable table of a DimensionResult."""
     trial = max(r.trials, key=lambda t: t.rank)
@@ -58,9 +73,7 @@ def render(r: DimensionResult) -> str:
                         f"{r.symmetry_orbit_dimension} = {r.params - r.symmetry_orbit_dimension}"
                         + (f", ambient {r.ambient_dimension}" if r.ambient_dimension else "")
                         + ", and the bounds of paper-notes §3.2, §8, §9.2)"),
-        ("certified", "yes: exact lower bound = proved upper bound" if r.certified else
-         "no" + (f" (every trial special: probability ≤ {r.miss_probability:.1e})"
-                 if r.miss_probability else "")),
+        ("certified", _certified_text(r)),
         ("inputs N", f"{trial.n_inputs}" + (" (rank saturated)" if trial.saturated else "")),
         ("trials", f"{len(r.trials)} (ranks {[t.rank for t in r.trials]})"),
         ("seed", r.seed),
