@@ -58,13 +58,13 @@ def main() -> None:
     args = ap.parse_args()
     rep = Report("benchmarks/degree_forms.py")
     rng = np.random.default_rng(0)
-    rep.say(f"{'architecture':<24} {'inputs':>6} {'instr expanded':>14} {'instr program':>13} "
+    rep.say(f"{'architecture':<30} {'inputs':>6} {'instr expanded':>14} {'instr program':>13} "
             f"{'ratio':>6} {'µs/pt expanded':>14} {'µs/pt program':>13} {'ratio':>6}")
     for arch in CASES:
         fp, inputs = program_map(arch, seed=0)
         ie, te = cost(PolynomialMap(parametrization(arch)), rng)
         ip, tp = cost(fp, rng)
-        rep.say(f"{str(arch):<24} {inputs.monomials:>6} {ie:>14} {ip:>13} {ip / ie:>6.1f} "
+        rep.say(f"{str(arch):<30} {inputs.monomials:>6} {ie:>14} {ip:>13} {ip / ie:>6.1f} "
                 f"{te:>14.1f} {tp:>13.1f} {tp / te:>6.1f}")
     if args.degree:
         rep.say("\nnumag degree, seed 0, both forms (degree, certified, seconds)")
@@ -73,7 +73,7 @@ def main() -> None:
             for form in ("expanded", "program"):
                 r = degree(arch, seed=0, form=form)
                 row.append(f"{form}: {r.degree} {r.certified} {r.seconds:.1f} s")
-            rep.say(f"{str(arch):<24} " + "; ".join(row))
+            rep.say(f"{str(arch):<30} " + "; ".join(row))
     rep.write(args.out)
 
 
