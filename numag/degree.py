@@ -19,29 +19,30 @@ scales φ_W by λ), so its degree is that of the projective variety P(M).
 * closed form where one is known (numag.formulas.degree_prediction; derived in paper-notes §10),
   compared with the computed value and the disagreement reported, never hidden.
 
-The map is handed to the tracker as expanded polynomials (witness.image.graph_system); a
-straight-line program of the forward pass can replace them there without changing this module.
-It would evaluate W ↦ (φ_W(X_n))_{n ≤ N} at N fixed generic inputs instead of the coefficients.
-That map is E_N ∘ c with E_N linear (evaluation), and its image is isomorphic to M (same
-dimension and degree) as soon as E_N is injective on the span of M. Sufficient [derived]: every
-output entry of φ_W is a form of degree D = 3^l in the d_0·t entries of X, and evaluation at
-N ≥ C(d_0·t + D − 1, D) generic points is injective on the space of such forms (the monomials
-are linearly independent functions, so some N points give a nonsingular evaluation matrix, and
-then almost all do); e.g. N = 20 for one layer with d = t = 2, 220 for two layers with d_0 = 2,
-t = 2. Fewer inputs suffice when the exact rank over F_p of [E_N(c(W_j))]_j equals that of
-[c(W_j)]_j at enough random W_j (both then equal dim span M).
+Two forms of the same coordinates (``form``): 'expanded' (default) hands the tracker the
+expanded polynomials (as a monomial-tree program); 'program' evaluates W ↦ (φ_W(X_n))_{n ≤ N}
+at N inputs by the forward pass itself (numag.degree_program: no expansion; N = the dimension
+of the space of output entries, and evaluation at the N inputs is proved injective on it by an
+exact rank over F_p, so the image is M up to a linear isomorphism: same dimension and degree
+[derived; paper-notes §10.1]). Why the expansion is the default: measured with
+benchmarks/degree_forms.py, the expanded form is the smaller program in every architecture
+numag degree reaches (widths 2,2,2 ranks 1,1: 19,615 instructions expanded vs 28,160 for the
+220 forward passes the certificate needs; 2,1,1: 1,097 vs 14,960; 1,1,1,1: 50 vs 2,016), because
+the certificate needs C(d_0·t + D − 1, D) inputs for outputs of degree D = 3^l in X.
 """
 from __future__ import annotations
 
+import enum
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
-from witness.image import ImageResult, PolynomialMap, image_degree
+from witness.image import ImageResult, PolynomialMap, ProgramMap, image_degree
 
 from .architecture import Architecture
 from .dimension import dimension
+from .degree_program import program_map
 from .encode import parametrization
 from .formulas import Prediction, degree_prediction
 
@@ -59,7 +60,9 @@ class DegreeResult:
             found (a lower bound for deg M); certified: True / False (trace test failed) / None
             (undecided: budget, failed paths, or the numerical cross-check of the dimension
             disagreed).
-        encoding: 'tensor' or 'coefficients' (the ambient coordinates used).
+        encoding: 'tensor', 'coefficients' (expanded) or 'values at N inputs' (the program
+            form; the same coordinates up to a linear isomorphism, see the module docstring).
+        form: 'expanded' or 'program' (how the coordinates were evaluated).
         source_slice: 'gauge' (gauge_slice) or 'random' (the slice M of the fibers).
         closed_form: the prediction (value None where none is known); agrees: degree ==
             closed form (None when either is missing).
@@ -74,6 +77,7 @@ class DegreeResult:
     points_found: int
     certified: bool | None
     encoding: str
+    form: Form
     source_slice: str
     closed_form: Prediction
     agrees: bool | None
@@ -102,6 +106,7 @@ class DegreeResult:
                 "degree_meaning": "degree of the affine cone M (= of the projective variety "
                                   "P(M)) in the " + self.encoding + " coordinates",
                 "certificate": self.image.certificate, "encoding": self.encoding,
+                "form": str(self.form),
                 "source_slice": self.source_slice,
                 "closed_form": self.closed_form.value,
                 "closed_form_source": self.closed_form.source, "agrees": self.agrees,
@@ -109,8 +114,15 @@ class DegreeResult:
                 "seconds": round(self.seconds, 4)}
 
 
+class Form(enum.StrEnum):
+    """How the coordinates of M are evaluated (module docstring)."""
+    EXPANDED = "expanded"
+    PROGRAM = "program"
+
+
 def degree(arch: Architecture, seed: int = 0, timeout: float | None = None,
-           max_loops: int = 100, progress: bool | None = None) -> DegreeResult:
+           max_loops: int = 100, progress: bool | None = None,
+           form: Form | str = Form.EXPANDED) -> DegreeResult:
     """The degree of the Zariski closure of the neuromanifold of `arch` (any polynomial kind:
     lightning, multihead, pnn; the gauge slice only for lightning attention, a random source
     slice otherwise).
@@ -120,10 +132,13 @@ def degree(arch: Architecture, seed: int = 0, timeout: float | None = None,
         timeout: seconds of monodromy before the result is left undecided (None: no limit).
         max_loops: monodromy loop budget.
         progress: progress bar (None: only on a terminal).
+        form: 'expanded' or 'program' (module docstring).
     Returns:
         DegreeResult.
     Raises:
-        ValueError: softmax attention (not polynomial), or a bad architecture.
+        ValueError: softmax attention (not polynomial), a bad architecture, an unknown form,
+            or form 'program' where its certificate needs more than
+            degree_program.MAX_MONOMIALS inputs.
 
     Examples:
         >>> r = degree(Architecture.single(2, 2, 1), seed=0)
@@ -133,22 +148,36 @@ def degree(arch: Architecture, seed: int = 0, timeout: float | None = None,
     if not arch.polynomial:
         raise ValueError("softmax attention is not polynomial, so its neuromanifold has no "
                          "degree; use lightning attention")
+    if form not in set(Form):
+        raise ValueError(f"form must be one of {[f.value for f in Form]}, got {form!r}")
+    form = Form(form)
     t0 = time.perf_counter()
     dim = dimension(arch, method="exact", seed=seed, progress=False)
-    F = parametrization(arch)
-    encoding = ("tensor" if arch.kind == "lightning" and arch.is_single_layer
-                and not arch.degenerate else "coefficients")
+    f, encoding = _coordinates(arch, seed, form)
     gauge = gauge_slice(arch) if arch.kind == "lightning" else None
     if gauge is not None and len(gauge[0]) != arch.n_params - dim.dimension:
         gauge = None                   # the fiber is not the symmetry orbit: a random M
-    img = image_degree(PolynomialMap(F), seed=seed, dimension=dim.dimension, timeout=timeout,
+    img = image_degree(f, seed=seed, dimension=dim.dimension, timeout=timeout,
                        source_slice=gauge, max_loops=max_loops, progress=progress)
     pred = degree_prediction(arch)
     agrees = None if pred.value is None or img.degree is None else img.degree == pred.value
     return DegreeResult(arch, arch.n_params, dim.dimension, dim.certified,
                         arch.n_params - dim.dimension, img.degree, img.points_found,
-                        img.certified, encoding, "gauge" if gauge is not None else "random",
+                        img.certified, encoding, form,
+                        "gauge" if gauge is not None else "random",
                         pred, agrees, img, seed, time.perf_counter() - t0)
+
+
+def _coordinates(arch: Architecture, seed: int, form: Form
+                 ) -> tuple[PolynomialMap | ProgramMap, str]:
+    """(map, encoding) for `form` (module docstring)."""
+    if form is Form.PROGRAM:
+        f, inputs = program_map(arch, seed)
+        return f, f"values at {inputs.monomials} inputs"
+    F = parametrization(arch)
+    encoding = ("tensor" if arch.kind == "lightning" and arch.is_single_layer
+                and not arch.degenerate else "coefficients")
+    return PolynomialMap(F), encoding
 
 
 def gauge_slice(arch: Architecture) -> tuple[np.ndarray, np.ndarray] | None:

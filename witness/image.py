@@ -30,7 +30,8 @@ Construction (all tracking by ``tracking.track_slices``, the public slice homoto
    of degree 60: q = 4 instead of m = 61). Two extra coordinates rather than one so that distinct
    image points are separated in more than one direction.
 2. Graph. Γ = {(x, w) : w = g(x)} ⊂ C^{n+q} (``graph_system``: the ONE place where the map is
-   evaluated for tracking; to be switched to a straight-line program). Γ ≅ C^n has dimension n;
+   evaluated for tracking: expanded polynomials, or the straight-line program of a ``ProgramMap``,
+   e.g. a network's forward pass). Γ ≅ C^n has dimension n;
    the slice has n rows: n − k rows in x (M) and k rows in w (L), so moving L with M fixed is an
    ordinary slice homotopy (the gamma trick scales the fixed x-rows by a nonzero number, which
    leaves M unchanged).
@@ -83,6 +84,8 @@ from . import distinct
 from .inputfile import read_system_file
 from .jsonio import points_to_json
 from .options import DEFAULT, Options, TrackerOptions, resolve
+from .program import ProgramBuilder, emit_program
+from .program_system import ProgramSystem
 from .rank import numerical_rank
 from .system import PolynomialSystem
 from .trace import TraceTestResult, random_pencil, trace_residual, trace_verdict
@@ -133,12 +136,49 @@ class PolynomialMap:
         return all(not any(e) for p in self.coordinates.polynomials for e in p)
 
 
-def graph_system(f: PolynomialMap, P: np.ndarray | None, names: list[str]) -> PolynomialSystem:
-    """The graph of g = P ∘ f as a system in (x, w): w_j − Σ_i P[j, i] f_i(x) = 0 (q equations,
-    n + q variables; P None means g = f).
+@dataclass(frozen=True, eq=False)
+class ProgramMap:
+    """f: C^n → C^m given by a straight-line program (``witness.program_system.ProgramSystem``
+    whose outputs are the coordinates), evaluated as written: no expansion.
 
-    This is the one function that hands the map to the tracker (expanded polynomials today; a
-    straight-line program of f later)."""
+    coordinates: the ProgramSystem (its ``evaluate`` and ``jacobian`` serve as for a
+    PolynomialMap); homogeneous: the degree e when the caller knows every coordinate to be
+    homogeneous of degree e ≥ 1 in x (a program's degrees are only bounds), else None. There is
+    no exact Jacobian rank of a program (its constants are floating point): pass the dimension
+    to ``image_degree`` or accept the numerical rank."""
+    coordinates: ProgramSystem
+    homogeneous: int | None = None
+
+    @property
+    def n_source(self) -> int:
+        return self.coordinates.n_vars
+
+    @property
+    def n_target(self) -> int:
+        return self.coordinates.n_equations
+
+    @property
+    def variables(self) -> tuple[str, ...]:
+        return self.coordinates.variables
+
+    def homogeneous_degree(self) -> int | None:
+        return self.homogeneous
+
+    def is_constant(self) -> bool:
+        return not np.any(self.coordinates.program.output_degrees)
+
+
+AnyMap = PolynomialMap | ProgramMap
+
+
+def graph_system(f: AnyMap, P: np.ndarray | None, names: list[str]):
+    """The graph of g = P ∘ f as a system in (x, w): w_j − Σ_i P[j, i] f_i(x) = 0 (q equations,
+    n + q variables; P None means g = f): a PolynomialSystem for a PolynomialMap, a
+    ProgramSystem (f's program replayed, then the q combinations) for a ProgramMap.
+
+    This is the one function that hands the map to the tracker."""
+    if isinstance(f, ProgramMap):
+        return _graph_program(f, P, names)
     n, polys = f.n_source, f.coordinates.polynomials
     q = len(names)
     out = []
@@ -153,6 +193,17 @@ def graph_system(f: PolynomialMap, P: np.ndarray | None, names: list[str]) -> Po
         g[(0,) * n + tuple(int(i == j) for i in range(q))] = Fraction(1) if P is None else 1 + 0j
         out.append({e: c for e, c in g.items() if c != 0})
     return PolynomialSystem(tuple(f.variables) + tuple(names), tuple(out))
+
+
+def _graph_program(f: ProgramMap, P: np.ndarray | None, names: list[str]) -> ProgramSystem:
+    n, q = f.n_source, len(names)
+    b = ProgramBuilder(n + q, 0, tuple(f.variables) + tuple(names))
+    v = b.variables()
+    g = emit_program(b, f.coordinates.program, v[:n])
+    rows = [b.linear_combination(P[j], g) if P is not None else g[j] for j in range(q)]
+    prog = b.build([b.sub(v[n + j], rows[j]) for j in range(q)],
+                   {**f.coordinates.program.info, "graph": q})
+    return ProgramSystem(prog, tuple(f.variables) + tuple(names))
 
 
 # ----------------------------------------------------------------------------- dimension
@@ -187,12 +238,14 @@ def random_prime(rng: np.random.Generator) -> int:
             return p
 
 
-def exact_jacobian_rank(f: PolynomialMap, rng: np.random.Generator) -> tuple[int, int] | None:
+def exact_jacobian_rank(f: AnyMap, rng: np.random.Generator) -> tuple[int, int] | None:
     """(rank of Df mod p at a uniformly random point of F_p^n, p), or None if f has a
     non-rational coefficient. rank mod p ≤ generic rank over Q (a minor that vanishes
     generically vanishes mod p), so this is a certified lower bound; it equals the generic rank
     unless the point is a zero of a nonzero minor mod p (probability ≤ k·deg f / p <
-    1e-16 here, Schwartz–Zippel)."""
+    1e-16 here, Schwartz–Zippel). None for a ProgramMap too."""
+    if isinstance(f, ProgramMap):
+        return None                          # floating-point constants: no exact rank
     polys = f.coordinates.polynomials
     if not all(isinstance(c, Fraction) for p in polys for c in p.values()):
         return None
@@ -233,12 +286,12 @@ def jacobian_rank(J: np.ndarray) -> tuple[int | None, tuple[float, ...]]:
     return (d.rank if d.decided else None), d.relative
 
 
-def numerical_jacobian_rank(f: PolynomialMap, x: np.ndarray) -> tuple[int | None, tuple]:
+def numerical_jacobian_rank(f: AnyMap, x: np.ndarray) -> tuple[int | None, tuple]:
     """``jacobian_rank`` of Df(x)."""
     return jacobian_rank(f.coordinates.jacobian(np.asarray(x, complex)))
 
 
-def image_dimension(f: PolynomialMap, rng: np.random.Generator,
+def image_dimension(f: AnyMap, rng: np.random.Generator,
                     given: int | None = None) -> ImageDimension:
     """dim of closure(f(C^n)) (see the module docstring). ``given``: a dimension known to the
     caller (e.g. numag's certified one); it is then only cross-checked numerically."""
@@ -254,7 +307,7 @@ def image_dimension(f: PolynomialMap, rng: np.random.Generator,
     trials = [exact_jacobian_rank(f, rng) for _ in range(EXACT_TRIALS)]
     if trials[0] is None:
         return ImageDimension(num, None, (), num, rel, num is not None,
-                              "numerical rank only (non-rational coefficients)")
+                              "numerical rank only (non-rational coefficients or a program)")
     exact = max(r for r, _ in trials)
     primes = tuple(p for _, p in trials)
     ok = num == exact
@@ -627,7 +680,7 @@ def _source_slice(n: int, k: int, given, rng) -> tuple[np.ndarray, np.ndarray, n
     return A, b, x0
 
 
-def restricted_rank(f: PolynomialMap, A: np.ndarray, x0: np.ndarray) -> int | None:
+def restricted_rank(f: AnyMap, A: np.ndarray, x0: np.ndarray) -> int | None:
     """``jacobian_rank`` of Df(x0) restricted to the directions of M (ker A). It must equal
     dim Z: then M meets the fibers transversally at x0 and f|M is generically finite onto a
     k-dimensional image."""
@@ -635,7 +688,7 @@ def restricted_rank(f: PolynomialMap, A: np.ndarray, x0: np.ndarray) -> int | No
     return jacobian_rank(f.coordinates.jacobian(x0) @ N)[0]
 
 
-def image_degree(f: PolynomialMap | PolynomialSystem, *, seed: int | None = None,
+def image_degree(f: AnyMap | PolynomialSystem, *, seed: int | None = None,
                  dimension: int | None = None, source_slice=None, max_loops: int = 100,
                  max_paths: int = 2_000_000, timeout: float | None = None,
                  options: Options | TrackerOptions | None = None,
@@ -644,8 +697,9 @@ def image_degree(f: PolynomialMap | PolynomialSystem, *, seed: int | None = None
 
     Parameters
     ----------
-    f : PolynomialMap or PolynomialSystem
-        The map C^n → C^m (a PolynomialSystem is read as its coordinate polynomials).
+    f : PolynomialMap, ProgramMap or PolynomialSystem
+        The map C^n → C^m (a PolynomialSystem is read as its coordinate polynomials; a
+        ProgramMap is evaluated as its straight-line program, never expanded).
     seed : int, optional
         Seed of every random choice (drawn and recorded when None).
     dimension : int, optional
@@ -685,7 +739,7 @@ def image_degree(f: PolynomialMap | PolynomialSystem, *, seed: int | None = None
     polynomial systems", SIAM J. Numer. Anal. 40 (2002) (linear trace).
     """
     t0 = time.perf_counter()
-    f = f if isinstance(f, PolynomialMap) else PolynomialMap(f)
+    f = f if isinstance(f, (PolynomialMap, ProgramMap)) else PolynomialMap(f)
     n, m = f.n_source, f.n_target
     if dimension is not None and not 0 <= dimension <= min(n, m):
         raise ValueError(f"dimension must be in 0..{min(n, m)}, got {dimension}")
@@ -729,7 +783,7 @@ def _projection(rng, q: int, y0: np.ndarray) -> np.ndarray | None:
     return P * (math.sqrt(q) / size if size > 0 else 1.0)
 
 
-def _degree(f: PolynomialMap, k: int, x0, M, rng, common: dict, max_loops, max_paths, timeout,
+def _degree(f: AnyMap, k: int, x0, M, rng, common: dict, max_loops, max_paths, timeout,
             options, progress, t0) -> ImageResult:
     n, m = f.n_source, f.n_target
     y0 = f.coordinates.evaluate(x0)

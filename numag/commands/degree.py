@@ -18,6 +18,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_option(p, DegreeOptions, "seed")
     add_option(p, DegreeOptions, "timeout", metavar="SECONDS")
     add_option(p, DegreeOptions, "max_loops", metavar="L")
+    add_option(p, DegreeOptions, "form")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -40,7 +41,7 @@ def render(r: DegreeResult) -> str:
                       + (", certified by the symmetry bound)" if r.dimension_certified else ")")),
         ("#params", r.params),
         ("generic fiber dimension", r.fiber_dimension),
-        ("degree", f"{deg}  (of the cone M = of P(M); {r.encoding} coordinates)"),
+        ("degree", f"{deg}  (of the cone M = of P(M); coordinates: {r.encoding}, {r.form})"),
         ("certified", {True: "yes", False: "no", None: "undecided"}[r.certified]
          + f": {img.certificate}"),
         ("closed form", f"{cf.value}  ({cf.source}){check}" if cf.value is not None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..architecture import Architecture
-from ..degree import DegreeResult, degree
+from ..degree import DegreeResult, Form, degree
 from ..options import Bound, option, validate
 from .architecture import (Family, activation_degree_option, architecture_of, bias_option,
                            family_option, heads_option)
@@ -39,6 +39,10 @@ class DegreeOptions:
                                    help="seconds of monodromy; when reached the degree is "
                                         "undecided (default: no limit)")
     max_loops: int = option(100, bound=Bound(1), help="monodromy loop budget")
+    form: Form = option(Form.EXPANDED,
+                        help="how the coordinates are evaluated: 'expanded' polynomials, or "
+                            "'program': the forward pass at inputs proved injective (exact "
+                            "rank over F_p; numag.degree_program)")
     arch: Family = family_option()
     heads: int | None = heads_option()
     activation_degree: int | None = activation_degree_option()
@@ -65,4 +69,4 @@ def run_degree(options: DegreeOptions, progress: bool | None = None) -> DegreeRe
     (3, 3, True)
     """
     return degree(options.architecture(), seed=options.seed, timeout=options.timeout,
-                  max_loops=options.max_loops, progress=progress)
+                  max_loops=options.max_loops, progress=progress, form=options.form)
