@@ -37,6 +37,21 @@ and tries again. Why: paths that end on a positive-dimensional solution set (jun
 witness superset) wander along that set on wide circles; measured on the 11-component system of
 ``witness.examples.eleven_components`` (slice of dim 1), 11 of 64 paths did not close within 12
 loops at radius 0.1, every one closed after one loop at radius 4e-4.
+
+Operating zone. The Cauchy formula gives the endpoint only when the circle encloses no branch
+point of the path other than s = 1. When other branch points cluster near s = 1 (a path to a
+positive-dimensional solution set, or to a cluster of near-coincident roots), every circle
+outside the cluster closes after the cluster's combined number of loops and its mean is the
+constant term of a Laurent series: the same at every radius of the annulus, so two rounds
+agree without being the endpoint. An agreed estimate is therefore accepted only when it is a
+zero of the target system (backward error on ``H.check`` <= ``PointOptions.residual_tol``
+1e-9, or at infinity); otherwise the radius keeps shrinking. Measured (decompositions of 9
+known-answer systems with non-reduced components, seeds 1-3, and
+``witness.examples.eleven_components``, seeds 0-4: 395 agreed estimates): every right
+estimate has backward error <= 5.9e-16 (1.7e6x below the bound); the 4 wrong ones (the
+dim-1 superset of eleven_components, seeds 0 and 1: loops of radius 1e-3 .. 1.6e-5 close
+after 2 loops around a branch point at |1 - s| ~ 1e-5, the true endpoint has winding
+number 1) have 3.2e-5 and 7.2e-5 (3e4x above); those paths then converge at radius ~1e-6.
 """
 from __future__ import annotations
 
@@ -95,6 +110,7 @@ def cauchy(H, X0: np.ndarray, s0: np.ndarray, idx: np.ndarray, opt: Options,
             diff = np.linalg.norm(est[have] - prev[have], axis=1) / \
                 (1 + np.linalg.norm(est[have], axis=1))
             done = diff < tr.endgame_tol
+            done[done] = _is_zero(H, est[have[done]], opt)     # else: not yet in the zone
             conv[have[done]] = True
             acc[have] = diff
         prev[good] = est[good]
@@ -109,6 +125,25 @@ def cauchy(H, X0: np.ndarray, s0: np.ndarray, idx: np.ndarray, opt: Options,
     with np.errstate(invalid="ignore"):
         out = est / np.where(nrm > 0, nrm, 1)
     return out, winding, conv, acc
+
+
+def _is_zero(H, E: np.ndarray, opt: Options) -> np.ndarray:
+    """Is each agreed estimate E (p, n+1) (homogeneous) a zero of the target system: backward
+    error on ``H.check`` <= ``points.residual_tol``, or at infinity (|x0| / |X| below
+    ``at_infinity_tol``: the affine backward error means nothing there)? Why: two successive
+    loops that enclose a cluster of branch points near s = 1 agree (the mean over the circle
+    is then the constant term of a Laurent series, the same at every radius of the annulus)
+    without being the endpoint (module docstring, "Operating zone")."""
+    from .homotopy import infinity_ratio, to_affine
+    out = np.ones(len(E), bool)
+    check = getattr(H, "check", None)
+    fin = np.flatnonzero(infinity_ratio(E) >= opt.tracker.at_infinity_tol)
+    if check is None or not len(fin):
+        return out
+    with np.errstate(all="ignore"):
+        r = np.asarray(check.residual(to_affine(E[fin])), float)
+    out[fin] = r <= opt.points.residual_tol
+    return out
 
 
 def _loops(H, X, d, idx, w, K: int, max_loops: int, opt: Options):
