@@ -283,7 +283,7 @@ def test_three_quartic_components_one_double(seed):
     5-plane, in which the quartics a = x3^4 - x4, b = x5^4 - x6 + x1, c = x7^4 - x3 - 1 (each
     irreducible: linear in x4, x6 resp. x3) define three hypersurfaces of degree 4, c doubled:
     expected (4, 4, 1), (4, 4, 1), (4, 4, 2), certified. Measured right and certified on
-    these seeds (2-7 s each at load ~10); seed 1: see the next test."""
+    these seeds (2-11 s each at load ~10); seed 1: see the next test."""
     D = decompose(three_quartics(), seed=seed, runs=0)
     got = sorted((c.dim, c.degree, c.multiplicity) for c in D.components)
     assert got == [(4, 4, 1), (4, 4, 1), (4, 4, 2)] and D.certified, D
