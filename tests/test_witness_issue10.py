@@ -270,23 +270,36 @@ THREE_QUARTICS = ["x1 + x5 - x7", "x2 - 2*x6 + x3",
                   "(x3^4 - x4)*(x5^4 - x6 + x1)*(x7^4 - x3 - 1)^2"]
 
 
+def three_quartics() -> PolynomialSystem:
+    return PolynomialSystem.from_strings(THREE_QUARTICS,
+                                         variables=[f"x{i}" for i in range(1, 8)])
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_three_quartic_components_one_double_never_certified_wrong(seed):
+@pytest.mark.parametrize("seed", [0, 2, 3, 4, 5])
+def test_three_quartic_components_one_double(seed):
     """Issue 10 row 3 restated (7 variables, three components of dim 4 and degree 4, one of
     multiplicity 2; the issue's own system is not given): the two linear equations cut a
     5-plane, in which the quartics a = x3^4 - x4, b = x5^4 - x6 + x1, c = x7^4 - x3 - 1 (each
     irreducible: linear in x4, x6 resp. x3) define three hypersurfaces of degree 4, c doubled:
-    expected (4, 4, 1), (4, 4, 1), (4, 4, 2). Our engine is not yet right on every seed
-    (measured through the CLI, `decompose --seed 1`: the endgame merges the 8 paths of the
-    double component into one non-solution; `--seed 3`: one double point does not deflate),
-    so the test asserts what must always hold: a certified answer is the right one, and every
-    reported component is one of the expected. ~1-4 min under load: slow."""
-    F = PolynomialSystem.from_strings(THREE_QUARTICS, variables=[f"x{i}" for i in range(1, 8)])
-    D = decompose(F, seed=seed, runs=0)
+    expected (4, 4, 1), (4, 4, 1), (4, 4, 2), certified. Measured right and certified on
+    these seeds (2-11 s each at load ~10); seed 1: see the next test."""
+    D = decompose(three_quartics(), seed=seed, runs=0)
     got = sorted((c.dim, c.degree, c.multiplicity) for c in D.components)
-    assert set(got) <= {(4, 4, 1), (4, 4, 2)} and got.count((4, 4, 2)) <= 1
-    if D.certified:
-        assert got == [(4, 4, 1), (4, 4, 1), (4, 4, 2)]
-    else:
-        assert D.unexplained or D.unresolved or not all(a["adds_up"] for a in D.accounting)
+    assert got == [(4, 4, 1), (4, 4, 1), (4, 4, 2)] and D.certified, D
+
+
+@pytest.mark.slow
+def test_three_quartics_seed_1_is_right_and_uncertified_only_with_failed_paths():
+    """Seed 1: the components are right, but 6 of the 16 paths of the dim-5 superset fail
+    (endgame): the degree-ordered randomization f3 + r l2 adds a linear form to the expanded
+    degree-16 product, which at the endpoints (|x| ~ 20) is ~1e-11 of its terms, so the roots
+    near the double factor c^2 form clusters that the Cauchy loops separate only below
+    |1 - s| ~ 1e-11 (measured: loops close after 13, 10, 6, 2 turns down to radius 1.5e-11;
+    the mean there has backward error 3e-5). A superset with failed paths proves nothing, so
+    the decomposition must not be certified; it must still be right."""
+    D = decompose(three_quartics(), seed=1, runs=0)
+    got = sorted((c.dim, c.degree, c.multiplicity) for c in D.components)
+    assert got == [(4, 4, 1), (4, 4, 1), (4, 4, 2)]
+    if not D.certified:
+        assert not all(a["adds_up"] for a in D.accounting)

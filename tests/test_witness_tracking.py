@@ -157,6 +157,31 @@ def test_winding_numbers_of_a_cusp():
     assert np.abs(tr.endpoints).max() < 1e-8
 
 
+@pytest.mark.parametrize("angle", [0.7, 2.1])
+def test_cauchy_loops_around_a_cluster_of_branch_points_are_not_the_endpoint(angle):
+    """x^2 - 1e-8 from x^2 - 1 (gamma = e^(i angle)): the two paths collide at the branch
+    point gamma (1 - s) + s 1e-8 = 0, |1 - s| ~ 1e-8 (derived: H = (gamma (1 - s) + s) x^2 -
+    (gamma (1 - s) + s 1e-8)). Loops of radius 1e-3 .. 1e-7 around s = 1 enclose it: they close
+    after 2 loops and their means agree (the constant term of the Laurent series, ~1e-9) but
+    are no zero (backward error 1e-8 > residual_tol 1e-9). The endgame must go on inward and
+    return the two simple roots +-1e-4 with winding number 1."""
+    from witness import endgame
+    from witness.homotopy import to_affine, to_projective
+    from witness.options import Options
+    F = PolynomialSystem.from_strings(["x^2 - 1/100000000"])
+    S, X0 = total_degree_start(F)
+    gamma = complex(np.exp(1j * angle))
+    H = Homotopy(straight_line_homotopy(F, S), np.array([[gamma]]), 1, F, gamma)
+    opt = Options(tracker=TrackerOptions(endgame_start=1e-3))
+    s0 = np.full(2, 1 - 1e-3 + 0j)
+    X1, _, info = kernels.track_batch(H.program.arrays(), to_projective(X0), np.zeros(2, complex),
+                                      s0, H.rows(np.arange(2)), opt.tracker.vector())
+    assert np.all(info[:, 0] == kernels.DONE)
+    E, c, conv, acc = endgame.cauchy(H, X1, s0, np.arange(2), opt, np.random.default_rng(0))
+    assert conv.all() and list(c) == [1, 1]
+    np.testing.assert_allclose(sorted(to_affine(E).ravel().real), [-1e-4, 1e-4], rtol=1e-9)
+
+
 def test_failure_reasons_are_counted():
     F, A0, b0, A1, b1, X0 = twisted_cubic_slices()
     # an endpoint tolerance nobody can meet: every path fails, also on every detour

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from . import distinct, phc
-from .deflation import Deflation, deflate, gauss_newton
+from .deflation import Deflation, deflate, gauss_newton, regular_on, square_part_by_degree
 from .dualspace import local_structure
 from .jsonio import points_to_json, vector_to_json
 from .membership import membership_many
@@ -425,8 +425,10 @@ class _Builder:
     def deflated_component(self, d, S: Superset, p: _Point, defl, sing, mu) -> None:
         D = defl.deflation.system if defl.deflation else self.F
         n = self.F.n_vars
-        G = square_part(D, d, self.rng)
         A0 = np.hstack([S.A, np.zeros((d, D.n_vars - n), complex)])
+        G = square_part_by_degree(D, d, self.rng)
+        if G is None or not regular_on(G, defl.point, A0, defl.accuracy, self.opt):
+            G = square_part(D, d, self.rng)
         W0 = WitnessSet(D, G, d, A0, S.b, defl.point[None, :], self.seed,
                         {"project_to": n, "base_system": self.F})
         res = monodromy(W0, seed=int(self.rng.integers(2**31)), max_loops=MONODROMY_LOOPS,

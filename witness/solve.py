@@ -199,8 +199,9 @@ def endpoint_status(F: PolynomialSystem, tr: TrackResult, options: Options
     finite endpoints judged regular or singular by the rank of F's Jacobian (rows scaled by
     their terms). A finite endpoint with backward error above ``points.residual_reject`` on F
     is a failed path (reason ``not_a_zero``: the endgame stopped at an estimate that is not a
-    solution; measured: 1 of 64 paths of the dim-1 superset of
-    ``witness.examples.eleven_components``, seed 1), so that ``solve_paths`` tries again."""
+    solution; measured before the endgame checked its estimates: 1 of 64 paths of the dim-1
+    superset of ``witness.examples.eleven_components``, seed 1), so that ``solve_paths`` tries
+    again."""
     status, reasons = tr.status.copy(), tr.reasons.copy()
     fin = np.flatnonzero(np.isin(status, (PathStatus.REGULAR, PathStatus.SINGULAR))
                          & np.all(np.isfinite(tr.endpoints), axis=1))
