@@ -330,6 +330,39 @@ def test_timeout_is_a_total_budget():
     assert r.seconds <= 4.4 or any("overrun" in e and "why" in e for e in r.evidence)
 
 
+def test_a_superset_past_its_deadline_is_interrupted_and_proves_nothing():
+    """A deadline already passed: no path is tracked, the superset says it was interrupted,
+    and the completeness check returns complete None with the reason, never True."""
+    import time
+    from numag.encode import fiber_system
+    from numag.fiber_complete import check_completeness, gauge
+    from numag.fiber_superset import witness_superset
+    arch = Architecture.single(2, 1, 1)
+    fs = fiber_system(arch, sample_point(arch, "generic", 0))
+    g = gauge(fs, 0)
+    S = witness_superset(g.system, g.groups, g.system.n_vars - 1, seed=0, torus=g.torus,
+                         deadline=time.perf_counter())
+    assert S.interrupted and S.counts["tracked"] == 0 < S.root_count
+    res = check_completeness(fs, [], lambda x, k: [], np.random.default_rng(0),
+                             deadline=time.perf_counter())
+    assert res["complete"] is None and res["interrupted"]
+    assert res["reason"].startswith("not checked: time budget reached")
+
+
+def test_timeout_stops_a_long_completeness_check_between_batches_of_paths():
+    """Issue 16 item 9: `--timeout` with a completeness check far longer than the budget (the
+    (2, 1, 2) supersets: 3026 paths, ~2 min without a deadline on this machine) returns near
+    the budget, with complete None and how many superset paths were tracked. The bound is
+    generous (3 × the budget, for a loaded machine); before batching, the run overran to the
+    end of the superset in progress (the user's --timeout 110 run: nothing by 150 s)."""
+    r = fiber(Architecture((2, 1, 2), (1, 1)), seed=0, blackbox=False, timeout=8.0,
+              complete_check=4000)
+    assert r.complete is None and r.matches is not False
+    assert "time budget reached" in r.completeness["reason"]
+    assert "of 3026 superset paths tracked" in r.completeness["reason"]
+    assert r.seconds < 3 * 8.0
+
+
 # ----------------------------------------------------------------------------- rank strata
 def _exact(rows):
     return np.array([[Fraction(x) for x in row] for row in rows], dtype=object)
