@@ -196,7 +196,9 @@ def check_completeness(fs, comps, new_component, rng, deadline: float | None,
             problems.append(f"dim {full_dim}: {S.root_count} start points, root count "
                             f"{counts[d]}")
         if S.failed:
-            problems.append(f"dim {full_dim}: {S.failed} failed paths (a point may be missed)")
+            problems.append(f"dim {full_dim}: {S.failed} failed paths after "
+                            f"{S.counts['attempts_run']} gammas (a point may be missed; why: "
+                            f"{S.counts.get('failed_reasons')})")
         placed = {"component": 0, "junk": 0, "new component": 0, "unexplained": 0,
                   "undecided": 0}
         rec["placed"] = placed
