@@ -309,6 +309,20 @@ def test_complete_decomposition_of_small_fibers(seed):
     assert z.complete is True and sorted(c.dim for c in z.components) == [4, 4, 4]
 
 
+@pytest.mark.parametrize("seed", [0, 1])         # 0: the --quick seed
+@pytest.mark.parametrize("widths,kind,n_components", [
+    ((2, 3), "generic", 1), ((2, 2), "swap", 2), ((2, 1), "parallel", 1)])
+def test_quick_fibers_are_proven_complete(widths, kind, n_components, seed):
+    """Issue 16 item 1: these fibers were "NOT proven" in --quick (seed 0) because superset
+    paths failed: detoured paths landed on other paths' endpoints. Tracked without detours,
+    every path ends and the decomposition is complete, with HMK's number of components (one
+    for a generic point and for u ∥ w, two for u ∦ w: W0's branch and the swap)."""
+    r = fiber(Architecture(widths, (1,)), kind=kind, seed=seed, blackbox=False)
+    assert r.complete is True, r.completeness["reason"]
+    assert all(d["counts"]["failed"] == 0 for d in r.completeness["dims"])
+    assert len(r.components) == n_components and all(c.dim == 2 for c in r.components)
+
+
 def test_completeness_finds_a_component_no_predicted_point_reached(monkeypatch):
     """The check can fail: with the swapped branch removed from the prediction, a superset
     point on it starts monodromy, the branch is found 'by the witness superset', and the
