@@ -147,7 +147,9 @@ def check_completeness(fs, comps, new_component, rng, deadline: float | None,
         components by monodromy from a superset point on no reported component), or None when
         it could not run (no time left)
     rng : numpy Generator (seeds of every superset; recorded)
-    deadline : perf_counter time after which no further superset is started (None: none)
+    deadline : perf_counter time after which no further batch of superset paths, superset or
+        membership test is started (None: none); the check then stops with ``complete`` None
+        and says how far it got
     max_paths : total root count over all dimensions above which nothing is computed
 
     Returns
@@ -172,24 +174,39 @@ def check_completeness(fs, comps, new_component, rng, deadline: float | None,
                          f"{max(counts, key=counts.get) + g.shift})")
         return _done(out, t0)
     problems: list[str] = []
+    done_paths = 0
     for d in dims:
-        if deadline is not None and time.perf_counter() > deadline:
-            out["complete"] = None
-            out["reason"] = f"not finished: time budget exhausted before dim {d + g.shift}"
-            return _done(out, t0)
-        S = witness_superset(Fr, g.groups, d, seed=int(rng.integers(2**31)), torus=g.torus)
         full_dim = d + g.shift
+        if _late(deadline):
+            return _interrupted(out, t0, f"before the superset of dim {full_dim}", done_paths,
+                                total)
+        S = witness_superset(Fr, g.groups, d, seed=int(rng.integers(2**31)), torus=g.torus,
+                             deadline=deadline)
         rec = {"dim": full_dim, "root_count": counts[d], "start_points": S.root_count,
                "counts": S.counts, "points": len(S.points), "seed": S.seed,
                "seconds": round(S.seconds, 2)}
+        out["dims"].append(rec)
+        if S.interrupted:
+            tracked = S.counts.get("interrupted_tracked", S.counts["tracked"])
+            return _interrupted(out, t0, f"in the superset of dim {full_dim} (attempt "
+                                f"{S.counts['interrupted_attempt']}: {tracked} of "
+                                f"{S.root_count} paths tracked)", done_paths + tracked, total)
+        done_paths += S.root_count
         if S.root_count != counts[d]:
             problems.append(f"dim {full_dim}: {S.root_count} start points, root count "
                             f"{counts[d]}")
         if S.failed:
-            problems.append(f"dim {full_dim}: {S.failed} failed paths (a point may be missed)")
+            problems.append(f"dim {full_dim}: {S.failed} failed paths after "
+                            f"{S.counts['attempts_run']} gammas (a point may be missed; why: "
+                            f"{S.counts.get('failed_reasons')})")
         placed = {"component": 0, "junk": 0, "new component": 0, "unexplained": 0,
                   "undecided": 0}
-        for x, regular, acc in zip(S.points, S.regular, S.accuracy):
+        rec["placed"] = placed
+        for i, (x, regular, acc) in enumerate(zip(S.points, S.regular, S.accuracy)):
+            if _late(deadline):
+                return _interrupted(out, t0, f"placing the points of the dim {full_dim} "
+                                    f"superset ({i} of {len(S.points)} placed)", done_paths,
+                                    total)
             X = g.lift(x, n)
             where = _place(X, full_dim, comps, rng, acc)
             if where is None and regular:
@@ -200,8 +217,6 @@ def check_completeness(fs, comps, new_component, rng, deadline: float | None,
             elif where is None:
                 where = "unexplained"
             placed[where] += 1
-        rec["placed"] = placed
-        out["dims"].append(rec)
         if placed["unexplained"] or placed["undecided"]:
             problems.append(f"dim {full_dim}: {placed['unexplained']} points on no component, "
                             f"{placed['undecided']} undecided")
@@ -209,6 +224,19 @@ def check_completeness(fs, comps, new_component, rng, deadline: float | None,
     out["reason"] = "; ".join(problems) if problems else (
         "every point of every superset is on a reported component (its witness point or junk)"
         " or off the fiber")
+    return _done(out, t0)
+
+
+def _late(deadline: float | None) -> bool:
+    return deadline is not None and time.perf_counter() >= deadline
+
+
+def _interrupted(out: dict, t0: float, where: str, done: int, total: int) -> dict:
+    """``complete`` None: the time budget stopped the check (nothing is proven by a part)."""
+    out["complete"] = None
+    out["interrupted"] = True
+    out["reason"] = (f"not checked: time budget reached {where}; {done} of {total} superset "
+                     f"paths tracked")
     return _done(out, t0)
 
 

@@ -28,14 +28,22 @@ and the gauge and slice rows as they are. Its solutions are enumerated (one line
 choice of a factor in each equation; a choice is solvable iff no group gets more rows than it
 has unknowns), their number is the linear-product root count.
 
-**Paths.** All paths are tracked by the engine (witness.tracking.track), first without the
+**Paths.** All paths are tracked by the engine (witness.tracking.track) without detours
+(``reroute=False``: the solve needs the path-to-path correspondence) and first without the
 endgame. A path that reaches s = 1 within the engine's at_infinity_tol of the hyperplane at
 infinity (|x0|/|X| < 1e-8, the engine's own "at infinity" rule) but whose endpoint Newton does not
 converge (a singular point at infinity) is counted at infinity; every other failed path is
 tracked again with the Cauchy endgame (finite singular endpoints: non-reduced components or
-junk). Two regular endpoints that are the same point (a path jumped; witness.distinct, found
-with a KD-tree instead of all pairs) are tracked again with tighter steps; a path still failed
-or colliding is counted as failed, and with any failed path the superset may miss a point.
+junk), with tight steps if it failed before the endgame zone, and once more with up to
+ENDGAME_MAX_WINDING loops if the endgame failed. Two regular endpoints that are the
+same point (a path jumped; witness.distinct, found with a KD-tree instead of all pairs) are
+tracked again with tight steps; a path still failed or colliding is counted as failed, and with
+any failed path the superset may miss a point: the whole solve is then repeated with a fresh
+gamma (up to ATTEMPTS runs).
+
+**Time budget.** With a deadline, paths are tracked in batches of about BATCH_SECONDS and no
+batch, attempt or re-track is started after it; the result is then ``interrupted`` and proves
+nothing.
 """
 from __future__ import annotations
 
@@ -57,7 +65,11 @@ from witness.tracking import FailureReason, PathStatus, random_gamma, track
 from witness.witness_set import random_complex, random_slice, square_part
 
 TIGHT = dict(max_step=0.05, max_predictor_error=1e-4)    # re-tracking collided paths
-ENDGAME_MAX_WINDING = 40        # measured: winding numbers up to 30 at infinity, (2, 1, 1)
+# endgame loops for the paths whose endgame failed with the default max_winding (measured:
+# winding numbers up to 30 at infinity, (2, 1, 1)). Not for every endgame path: paths ending on
+# positive-dimensional junk do not close at wide radii and each radius then costs max_winding
+# loops (2,1 zero fiber, seed 0, 152 endgame paths: 254 s with 40 for all, 5.7 s with 12)
+ENDGAME_MAX_WINDING = 40
 
 
 @dataclass(frozen=True)
@@ -201,6 +213,11 @@ class Superset:
     def failed(self) -> int:
         return self.counts["failed"]
 
+    @property
+    def interrupted(self) -> bool:
+        """The deadline stopped the solve (paths not tracked, or no further gamma tried)."""
+        return bool(self.counts.get("interrupted"))
+
     def to_json(self) -> dict:
         return {"dim": self.dim, "gauge_rows": self.gauge_rows, "points": len(self.points),
                 "regular_points": int(self.regular.sum()), "counts": self.counts,
@@ -312,7 +329,8 @@ def _caps(groups, torus: Torus | None, n: int) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- the solve
 def witness_superset(F, groups, dim: int, seed: int = 0, torus: Torus | None = None,
-                     options: Options | None = None) -> Superset:
+                     options: Options | None = None, deadline: float | None = None
+                     ) -> Superset:
     """Witness superset of V(F) at dimension ``dim`` (module docstring).
 
     Parameters
@@ -327,6 +345,10 @@ def witness_superset(F, groups, dim: int, seed: int = 0, torus: Torus | None = N
     torus : Torus or None
         Gauge rows for its classes ``torus.gauge`` (valid where the module docstring says:
         the fiber of φ ≠ 0); None: slices only.
+    deadline : float or None
+        time.perf_counter() time after which no further batch of paths (and no further
+        attempt) is started; an interrupted solve has ``interrupted`` True and
+        counts["tracked"] < counts["paths"], and proves nothing.
 
     Returns
     -------
@@ -339,9 +361,6 @@ def witness_superset(F, groups, dim: int, seed: int = 0, torus: Torus | None = N
     """
     t0 = time.perf_counter()
     opt = resolve(options)
-    opt = Options(opt.tracker.with_(max_winding=max(opt.tracker.max_winding,
-                                                    ENDGAME_MAX_WINDING)),
-                  opt.points, opt.trace, opt.rank)
     n = F.n_vars
     t = torus.rows if torus else 0
     if not t <= dim < n:
@@ -367,13 +386,23 @@ def witness_superset(F, groups, dim: int, seed: int = 0, torus: Torus | None = N
     for attempt in range(1, ATTEMPTS + 1):     # a fresh gamma while paths fail: each run is a
         gamma = random_gamma(rng)              # complete homotopy of its own (gamma trick)
         H = Homotopy(prog, [[gamma]], n, F, gamma, "linear product")
-        E, status, acc, counts = _track_all(H, X0, opt, rng)
+        E, status, acc, counts = _track_all(H, X0, opt, rng, deadline)
         counts["attempts"] = attempt
+        if counts.get("interrupted"):
+            best = (E, status, acc, counts) if best is None else best
+            best[3].update(interrupted=True, interrupted_attempt=attempt,
+                           interrupted_tracked=counts["tracked"])
+            break
         if best is None or counts["failed"] < best[3]["failed"]:
             best = (E, status, acc, counts)
         if best[3]["failed"] == 0:
             break
+        if deadline is not None and time.perf_counter() >= deadline:
+            best[3]["interrupted"] = True        # failed paths and no time for a fresh gamma
+            best[3]["interrupted_attempt"] = attempt + 1
+            break
     E, status, acc, counts = best
+    counts["attempts_run"] = attempt          # counts["attempts"]: the run kept (fewest failed)
     on = np.isin(status, (PathStatus.REGULAR, PathStatus.SINGULAR)) & \
         (F.residual(np.where(np.isfinite(E), E, 0)) < opt.points.residual_tol)
     fin = np.isin(status, (PathStatus.REGULAR, PathStatus.SINGULAR))
@@ -397,48 +426,128 @@ def _sliced(G, L, r_L) -> ProgramSystem:
     return ProgramSystem(trace(equations, G.n_vars, names=G.variables), G.variables)
 
 
-def _track_all(H, X0, opt: Options, rng):
+def _track_all(H, X0, opt: Options, rng, deadline: float | None = None):
     """Endpoints (affine, NaN at infinity), statuses and accuracies of all paths (module
-    docstring: endgame only where needed, collisions re-tracked), and the counts."""
+    docstring: endgame only where needed, collisions re-tracked), and the counts.
+
+    No detours (``track(reroute=False)``): a path along a detour in s is a path of a different
+    homotopy route, whose endpoints are the same solution set in another order (monodromy), so
+    one detoured path among straight ones can land on another path's endpoint and leave its own
+    solution unreached. Measured (2,1 u ∥ w fiber, seed 0, dim-2 superset): every failure was at
+    s = 1 (endpoint_tol at |x| ~ 1e8, or min_step at a singular endpoint), their detours ended
+    on other paths' regular endpoints, and those collisions were the failed paths. A failed path
+    goes to the endgame instead, with tight steps if it failed before the endgame zone.
+
+    With a ``deadline`` (perf_counter time), paths are tracked in batches and no batch is
+    started after it: counts["interrupted"] then says the solve was cut short (the endpoints of
+    untracked paths are NaN with status FAILED)."""
     p = len(X0)
-    own = np.arange(p)                                # no engine collision search: O(p²)
-    tr = track(H, X0, opt, endgame=False, groups=own, rng=rng)
-    E, Xh = tr.endpoints.copy(), tr.projective.copy()
-    status, acc = tr.status.copy(), tr.accuracy.copy()
-    rerouted = (status == PathStatus.REGULAR) & (tr.s_reached < 1)
-    counts = {"paths": p, "rerouted": tr.rerouted, "recovered": tr.recovered}
+    tight = Options(opt.tracker.with_(**TIGHT), opt.points, opt.trace, opt.rank)
+    tr = _batches(H, X0, opt, rng, deadline, endgame=False)
+    E, Xh = tr["endpoints"].copy(), tr["projective"]
+    status, acc = tr["status"].copy(), tr["accuracy"].copy()
+    why = {"reasons": tr["reasons"].copy(), "s_reached": tr["s_reached"].copy(),
+           "infinity_ratio": infinity_ratio(np.nan_to_num(Xh))}
+    counts = {"paths": p, "tracked": tr["done"]}
+    if tr["done"] < p:
+        counts.update(interrupted=True, failed=p - tr["done"])
+        return E, status, acc, counts
     failed = status == PathStatus.FAILED
-    near_inf = failed & (tr.s_reached >= 1) & \
+    near_inf = failed & (tr["s_reached"] >= 1) & \
         (infinity_ratio(Xh) < opt.tracker.at_infinity_tol)
     status[near_inf] = PathStatus.AT_INFINITY
     E[near_inf] = np.nan
     counts["at_infinity_unconverged"] = int(near_inf.sum())
-    redo = np.flatnonzero(status == PathStatus.FAILED)
-    counts["endgame_paths"] = len(redo)
-    if len(redo):
-        _update(E, status, acc, redo,
-                track(H, X0[redo], opt, endgame=True, reroute=False, groups=np.arange(len(redo)),
-                      rng=rng))
+    redo = status == PathStatus.FAILED
+    early = redo & (tr["s_reached"] < 1 - opt.tracker.endgame_start)
+    counts.update(endgame_paths=int(redo.sum()), failed_before_endgame_zone=int(early.sum()))
+    wide = Options(opt.tracker.with_(max_winding=max(opt.tracker.max_winding,
+                                                     ENDGAME_MAX_WINDING)),
+                   opt.points, opt.trace, opt.rank)
+    for which, o in ((redo & ~early, opt), (early, tight), (None, wide)):
+        idx = np.flatnonzero(status == PathStatus.FAILED if which is None else which)
+        if len(idx) and not _redo(E, status, acc, why, idx, H, X0, o, rng, deadline, counts):
+            return E, status, acc, counts
+    counts["endgame_wide_paths"] = len(idx)
     jumped = _collisions(E, status, acc, opt)
-    blamed = jumped & rerouted
-    others = np.flatnonzero(jumped & ~blamed)
-    status[blamed] = PathStatus.FAILED
     counts["collisions"] = int(jumped.sum())
+    others = np.flatnonzero(jumped)
     if len(others):
-        tight = Options(opt.tracker.with_(**TIGHT), opt.points, opt.trace, opt.rank)
-        _update(E, status, acc, others,
-                track(H, X0[others], tight, endgame=True, reroute=False,
-                      groups=np.arange(len(others)), rng=rng))
+        if not _redo(E, status, acc, why, others, H, X0, tight, rng, deadline, counts):
+            return E, status, acc, counts
         still = _collisions(E, status, acc, opt)
         status[still] = PathStatus.FAILED
+        why["reasons"][still] = FailureReason.COLLISION.value
     counts.update(at_infinity=int((status == PathStatus.AT_INFINITY).sum()),
                   failed=int((status == PathStatus.FAILED).sum()))
+    counts.update(_failure_report(status, why))
     E[status == PathStatus.FAILED] = np.nan
     return E, status, acc, counts
 
 
-def _update(E, status, acc, idx, tr) -> None:
-    E[idx], status[idx], acc[idx] = tr.endpoints, tr.status, tr.accuracy
+def _redo(E, status, acc, why, idx, H, X0, opt, rng, deadline, counts) -> bool:
+    """Track the paths idx again with the endgame; False when the deadline cut it short."""
+    r = _batches(H, X0[idx], opt, rng, deadline, endgame=True)
+    _update(E, status, acc, idx, r)
+    why["reasons"][idx], why["s_reached"][idx] = r["reasons"], r["s_reached"]
+    why["infinity_ratio"][idx] = infinity_ratio(np.nan_to_num(r["projective"]))
+    if r["done"] < len(idx):
+        counts.update(interrupted=True, failed=int((status == PathStatus.FAILED).sum()))
+        return False
+    return True
+
+
+# with a deadline, a batch of paths is sized to take about this long (from the time per path
+# of the batches before it), so that the deadline is overrun by about this much at most: a
+# batch, once started, runs to its end. Endgame paths are slower and more variable than
+# first routes, so their batches start from one path.
+BATCH_SECONDS = 1.0
+
+
+def _batches(H, X0, opt: Options, rng, deadline: float | None, endgame: bool) -> dict:
+    """track(reroute=False) on X0 (all at once without a deadline, else in batches; no batch is
+    started after the deadline). Returns endpoints, projective, status, accuracy, s_reached
+    (rows of paths not tracked: NaN / FAILED / inf / 0), done (paths tracked)."""
+    p, n = X0.shape
+    out = {"endpoints": np.full((p, n), np.nan + 0j),
+           "projective": np.full((p, n + 1), np.nan + 0j),
+           "status": np.full(p, PathStatus.FAILED.value, dtype="<U12"),
+           "accuracy": np.full(p, np.inf), "s_reached": np.zeros(p),
+           "reasons": np.full(p, "", dtype="<U20"), "done": 0}
+    lo, size, spent = 0, (p if deadline is None else 1 if endgame else 8), 0.0
+    while lo < p and (deadline is None or time.perf_counter() < deadline):
+        idx = np.arange(lo, min(p, lo + size))
+        t = time.perf_counter()
+        tr = track(H, X0[idx], opt, endgame=endgame, reroute=False,
+                   groups=np.arange(len(idx)), rng=rng)    # own groups: no O(p²) search
+        out["endpoints"][idx], out["projective"][idx] = tr.endpoints, tr.projective
+        out["status"][idx], out["accuracy"][idx] = tr.status, tr.accuracy
+        out["s_reached"][idx], out["reasons"][idx] = tr.s_reached, tr.reasons
+        spent += time.perf_counter() - t
+        lo = out["done"] = int(idx[-1]) + 1
+        size = max(1, min(2 * size, int(BATCH_SECONDS * lo / max(spent, 1e-3))))
+    return out
+
+
+def _failure_report(status, why: dict, show: int = 8) -> dict:
+    """Why and where the failed paths failed (FailureReason counts; for the first ``show``:
+    the s reached on the last tracking and |x0|/|X| there, to tell endgame failures near
+    infinity from finite ones)."""
+    bad = np.flatnonzero(status == PathStatus.FAILED)
+    if not len(bad):
+        return {}
+    reasons: dict[str, int] = {}
+    for r in why["reasons"][bad]:
+        reasons[str(r) or "unknown"] = reasons.get(str(r) or "unknown", 0) + 1
+    return {"failed_reasons": reasons,
+            "failed_where": [{"reason": str(why["reasons"][i]),
+                              "s_reached": round(float(why["s_reached"][i]), 6),
+                              "infinity_ratio": float(f"{why['infinity_ratio'][i]:.2e}")}
+                             for i in bad[:show]]}
+
+
+def _update(E, status, acc, idx, tr: dict) -> None:
+    E[idx], status[idx], acc[idx] = tr["endpoints"], tr["status"], tr["accuracy"]
 
 
 def _collisions(E, status, acc, opt: Options) -> np.ndarray:

@@ -21,14 +21,18 @@ NAME = "fibers"
 TIMEOUT = 600.0         # seconds of monodromy per start point; a partial result is flagged
 
 
-# completeness check up to this many superset paths (fiber_complete): --full reaches 3,2 with
-# a = 1 (4 430 paths), deep 2,1,1 (1 054) and 2,1,2 (3 026); --quick keeps the library's
-# default (1 000: 2,1 / 2,3 with a = 1 and the zero fiber of 2,1), so that it stays minutes
-COMPLETE_PATHS = {False: 60_000, True: 1_000}     # by quick
+# completeness check up to this many superset paths (fiber_complete), by quick, for single
+# layers / deep networks: --full 60 000 (not reached: 3,1 zero, 1.4e6 paths; 3,2 a = 2,
+# 2.0e6). --quick 1 000: not the three 3,2 a = 1 fibers (4 430 paths each; with 5 000 the quick
+# fibers study took 116 s instead of ~33 s, the 3,2 items 30 / 66 / 47 s, load 1-5: `make demo`
+# would exceed 2 min), the deep 2,1,1 (1 054) and 2,1,2 (3 026: most of their paths go to
+# infinity through the Cauchy endgame; 2,1,1 dim 6: 324 paths, 109 endgames, 107 s for 3
+# gammas, load 10) or 3,1 zero.
+COMPLETE_PATHS = {False: (60_000, 60_000), True: (1_000, 1_000)}
 
 
 def fiber_item(widths: list, ranks: list, kind: str, seed: int, blackbox: bool,
-               complete_paths: int = COMPLETE_PATHS[False]) -> dict:
+               complete_paths: int = COMPLETE_PATHS[False][0]) -> dict:
     """The fiber's JSON (FiberDecomposition.to_json, as `numag fiber --json` prints it)."""
     return fiber(Architecture(tuple(widths), tuple(ranks)), kind=kind, seed=seed,
                  blackbox=blackbox, timeout=TIMEOUT, complete_check=complete_paths).to_json()
@@ -62,11 +66,10 @@ def grid(quick: bool, seed: int) -> list[dict]:
     bb = {((1, 1), (1,), "generic"), ((1, 2), (1,), "generic"), ((2, 1), (1,), "generic")}
     if not quick:       # witness.decompose on its 6 unknowns: 362-472 s (measured, loaded)
         bb.add(((2, 1), (1,), "zero"))
-    budget = COMPLETE_PATHS[quick]
     items = [dict(widths=list(w), ranks=list(r), kind=k, seed=seed, blackbox=(w, r, k) in bb,
-                  complete_paths=budget) for w, r, k in single + deep]
+                  complete_paths=COMPLETE_PATHS[quick][len(r) > 1]) for w, r, k in single + deep]
     items += [dict(widths=list(w), ranks=list(r), kind=k, seed=seed, blackbox=True,
-                   complete_paths=budget)
+                   complete_paths=COMPLETE_PATHS[quick][len(r) > 1])
               for w, r, k in sorted(bb) if (w, r, k) not in set(single)]
     return items
 

@@ -309,6 +309,20 @@ def test_complete_decomposition_of_small_fibers(seed):
     assert z.complete is True and sorted(c.dim for c in z.components) == [4, 4, 4]
 
 
+@pytest.mark.parametrize("seed", [0, 1])         # 0: the --quick seed
+@pytest.mark.parametrize("widths,kind,n_components", [
+    ((2, 3), "generic", 1), ((2, 2), "swap", 2), ((2, 1), "parallel", 1)])
+def test_quick_fibers_are_proven_complete(widths, kind, n_components, seed):
+    """Issue 16 item 1: these fibers were "NOT proven" in --quick (seed 0) because superset
+    paths failed: detoured paths landed on other paths' endpoints. Tracked without detours,
+    every path ends and the decomposition is complete, with HMK's number of components (one
+    for a generic point and for u ∥ w, two for u ∦ w: W0's branch and the swap)."""
+    r = fiber(Architecture(widths, (1,)), kind=kind, seed=seed, blackbox=False)
+    assert r.complete is True, r.completeness["reason"]
+    assert all(d["counts"]["failed"] == 0 for d in r.completeness["dims"])
+    assert len(r.components) == n_components and all(c.dim == 2 for c in r.components)
+
+
 def test_completeness_finds_a_component_no_predicted_point_reached(monkeypatch):
     """The check can fail: with the swapped branch removed from the prediction, a superset
     point on it starts monodromy, the branch is found 'by the witness superset', and the
@@ -328,6 +342,39 @@ def test_timeout_is_a_total_budget():
     its cause."""
     r = fiber(Architecture.single(3, 2, 1), kind="swap", seed=1, timeout=4.0)
     assert r.seconds <= 4.4 or any("overrun" in e and "why" in e for e in r.evidence)
+
+
+def test_a_superset_past_its_deadline_is_interrupted_and_proves_nothing():
+    """A deadline already passed: no path is tracked, the superset says it was interrupted,
+    and the completeness check returns complete None with the reason, never True."""
+    import time
+    from numag.encode import fiber_system
+    from numag.fiber_complete import check_completeness, gauge
+    from numag.fiber_superset import witness_superset
+    arch = Architecture.single(2, 1, 1)
+    fs = fiber_system(arch, sample_point(arch, "generic", 0))
+    g = gauge(fs, 0)
+    S = witness_superset(g.system, g.groups, g.system.n_vars - 1, seed=0, torus=g.torus,
+                         deadline=time.perf_counter())
+    assert S.interrupted and S.counts["tracked"] == 0 < S.root_count
+    res = check_completeness(fs, [], lambda x, k: [], np.random.default_rng(0),
+                             deadline=time.perf_counter())
+    assert res["complete"] is None and res["interrupted"]
+    assert res["reason"].startswith("not checked: time budget reached")
+
+
+def test_timeout_stops_a_long_completeness_check_between_batches_of_paths():
+    """Issue 16 item 9: `--timeout` with a completeness check far longer than the budget (the
+    (2, 1, 2) supersets: 3026 paths, ~2 min without a deadline on this machine) returns near
+    the budget, with complete None and how many superset paths were tracked. The bound is
+    generous (3 × the budget, for a loaded machine); before batching, the run overran to the
+    end of the superset in progress (the user's --timeout 110 run: nothing by 150 s)."""
+    r = fiber(Architecture((2, 1, 2), (1, 1)), seed=0, blackbox=False, timeout=8.0,
+              complete_check=4000)
+    assert r.complete is None and r.matches is not False
+    assert "time budget reached" in r.completeness["reason"]
+    assert "of 3026 superset paths tracked" in r.completeness["reason"]
+    assert r.seconds < 3 * 8.0
 
 
 # ----------------------------------------------------------------------------- rank strata

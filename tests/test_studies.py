@@ -10,9 +10,10 @@ from numag.study import StudyContext
 # §3.1); a claim that fails is listed here with its reason.
 EXPECTED_FALSE: set[tuple[str, str]] = set()
 # Studies whose claims about numbers of components are ✓ only when the decomposition is proven
-# complete (issue 16 item 1): in --quick the completeness budget (1 000 superset paths) does not
-# reach every fiber, and a superset with failed paths proves nothing, so these may be ? there;
-# they must never be ✗.
+# complete (issue 16 item 1): in --quick the completeness budget (studies/fibers.py
+# COMPLETE_PATHS) does not reach the zero fiber of 3,1 a = 2 (1.4e6 superset paths) or the deep
+# fibers, and a superset with failed paths proves nothing, so these may be ? there; they must
+# never be ✗.
 MAY_BE_UNDECIDED = {"fibers"}
 
 

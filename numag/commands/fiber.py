@@ -61,7 +61,8 @@ def render(r: FiberDecomposition) -> str:
     rows += [("expected", "; ".join(f"{e.label}: dim {e.dim if e.dim is not None else '?'}"
                                     f" ({e.source})" for e in r.expected)),
              ("complete", {True: "yes", False: "NOT proven", None: "not checked"}[r.complete]
-              + (f": {r.completeness['reason']}" if r.completeness else "")),
+              + (": " + _unprefixed(r.completeness["reason"], "not checked: ")
+                 if r.completeness else "")),
              ("verdict", r.verdict),
              ("paths tracked", f"{r.paths_tracked} ({r.failed_paths} failed)"),
              ("seed", r.seed), ("time", f"{r.seconds:.2f} s")]
@@ -69,3 +70,8 @@ def render(r: FiberDecomposition) -> str:
         rows.append(("blackbox check", f"{r.blackbox['components']} "
                      f"({'agrees' if r.blackbox['agrees'] else 'disagrees'})"))
     return table(rows) + "\n" + "\n".join(f"  evidence: {e}" for e in r.evidence)
+
+
+def _unprefixed(text: str, prefix: str) -> str:
+    """text without a leading prefix (the row's label already says it)."""
+    return text[len(prefix):] if text.startswith(prefix) else text
