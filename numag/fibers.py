@@ -167,8 +167,11 @@ class FiberComponent:
 
     @property
     def certified(self) -> bool:
-        """The trace test certified the witness set complete."""
-        return self.trace_test["verdict"] is True
+        """The trace test certified the witness set complete, and loops over all its points
+        confirmed it is one monodromy orbit (``one_orbit``; absent for sets not from
+        witness.monodromy)."""
+        return self.trace_test["verdict"] is True and \
+            self.trace_test.get("one_orbit", True) is True
 
     @property
     def points_certified(self) -> bool | None:
@@ -619,6 +622,9 @@ class _Runner:
                 f"system, checked on the exact coefficient equations")
         out = []
         for c, t in zip(res.components, res.trace_tests):
+            # a set without the start point was reached from it by a path jump (now split
+            # off: witness.monodromy._full_loops): it is labelled by a later start point in it
+            name = label if 0 in c.info.get("indices", [0]) else REACHED + label
             if not regular_witness_point(fs.system, c):
                 line += (f"; a set of dim {k}, degree {c.degree} NOT reported: [J_F; slice] is "
                          f"not decided of full rank at its witness point (the start point's "
@@ -629,12 +635,14 @@ class _Runner:
                 fs, c, int(np.random.default_rng([self.certify_seed, self.n_components])
                            .integers(2 ** 31)))
             self.n_components += 1
-            out.append(FiberComponent(label, c.dim, c.degree, t.to_json(), c.points,
+            trace = t.to_json() | {"one_orbit": c.info.get("one_orbit")}
+            out.append(FiberComponent(name, c.dim, c.degree, trace, c.points,
                                       res.stop_reason, found_by, witness_set=c,
                                       certification=cert))
         return out, line
 
 
+REACHED = "reached from "   # label prefix of a set split off another start point's monodromy
 RANK_ACCURACY = 1e-12      # error assumed for a Newton-refined monodromy witness point
 
 
@@ -695,7 +703,15 @@ def _monodromy_all(run: _Runner, expected):
         if owner is not None:
             evidence.append(f"start point of '{e.label}' is a member of the component of "
                             f"'{comps[owner].label}'")
-            if not (e.expectation.separate and comps[owner].degree > 1):
+            if comps[owner].label.startswith(REACHED) and comps[owner].certified:
+                comps[owner] = dataclasses.replace(comps[owner], label=e.label)
+                evidence.append(f"'{e.label}': that component (dim {comps[owner].dim}, "
+                                f"degree {comps[owner].degree}) was split off a monodromy set "
+                                f"of an earlier start point, certified as one orbit: it is "
+                                f"the component of '{e.label}'")
+                continue
+            if not (e.expectation.separate and comps[owner].degree > 1) or \
+                    comps[owner].certified:
                 continue
             evidence.append(f"'{e.label}' is predicted separate: monodromy from it too (a "
                             f"smaller certified set through it would split "

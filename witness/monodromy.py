@@ -34,6 +34,7 @@ not searched.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import sys
 import time
@@ -54,6 +55,7 @@ from .tracking import newton_on_slice, random_gamma, track_slices
 from .witness_set import WitnessSet, random_slice, random_translation, square_part
 
 LOOP_FACTORS = ((0.5, 2.0), (2.0, 8.0), (8.0, 32.0), (32.0, 128.0))   # by level (loop_scale)
+FULL_LOOPS = 8      # fresh loops over ALL points of a trace-certified set (``_full_loops``)
 MAX_PENCIL_REDRAWS = 2  # per trace test, a pencil with failed paths is redrawn up to this often
 
 
@@ -84,6 +86,7 @@ class MonodromyResult:
     retried_paths: int = 0
     recovered_paths: int = 0
     failure_reasons: dict = field(default_factory=dict)
+    irreducibility: tuple = ()
 
     @property
     def degree(self) -> int:
@@ -107,6 +110,7 @@ class MonodromyResult:
                 "paths_tracked": self.paths_tracked, "failed_paths": self.failed_paths,
                 "retried_paths": self.retried_paths, "recovered_paths": self.recovered_paths,
                 "failure_reasons": self.failure_reasons,
+                "irreducibility": list(self.irreducibility),
                 "ambiguous_matches": self.ambiguous_matches, "loops": self.loops,
                 "stop_reason": self.stop_reason, "seconds": self.seconds, "seed": self.seed,
                 "start_check": self.start_check, "witness_set": self.witness_set.to_json()}
@@ -252,7 +256,8 @@ def monodromy(F: PolynomialSystem | WitnessSet, dim: int | None = None, point=No
     level = fruitless = 0          # loop size: LOOP_FACTORS[level] x loop_scale
     pushed: list[set] = []
     perms: list[list[tuple[int, int]]] = []
-    reason = ""
+    reason, checks = "", []
+    done: dict[tuple, dict] = {}   # sets already confirmed by full loops
     bar = tqdm(desc="monodromy", unit="pt", disable=None if progress is None else not progress,
                file=sys.stderr, leave=False)
     while True:
@@ -261,7 +266,12 @@ def monodromy(F: PolynomialSystem | WitnessSet, dim: int | None = None, point=No
         bar.n = len(st.X)
         bar.set_postfix(loops=len(loops), paths=st.paths)
         if all(t.verdict is True for t in tests):
+            checks = _full_loops(st, comps, loops, pushed, perms, rng, done)
+            if any(c["split"] for c in checks):
+                continue                 # st.graph lost the unconfirmed edges: test again
             reason = "trace test certified every component"
+            if not all(c["connected"] for c in checks):
+                reason += "; full loops did not confirm one orbit for every set (undecided)"
             break
         if timeout is not None and time.perf_counter() - t0 > timeout:
             reason = f"timeout {timeout:g} s"
@@ -290,7 +300,7 @@ def monodromy(F: PolynomialSystem | WitnessSet, dim: int | None = None, point=No
         fruitless = 0 if len(st.X) > before else fruitless + 1
         level = min(fruitless // 2, len(LOOP_FACTORS) - 1)
     bar.close()
-    return _result(st, W0, perms, len(loops), reason, t0, seed, start_check)
+    return _result(st, W0, perms, len(loops), reason, t0, seed, start_check, checks)
 
 
 def _start(F, dim, point, rng, seed, method, options):
@@ -360,18 +370,114 @@ def _run_loop(st: _State, loop, todo: np.ndarray, perm: list) -> None:
             perm.append((int(i), int(j)))
 
 
-def _result(st: _State, W0: WitnessSet, perms, nloops, reason, t0, seed, start_check):
+def _full_loops(st: _State, comps: list[list[int]], loops: list, pushed: list[set],
+                perms: list[list], rng, done: dict) -> list[dict]:
+    """Confirm that each trace-certified set is ONE monodromy orbit from loops whose map is
+    known on ALL of its points; per set {points, full_loops, connected (True / None), split}.
+
+    Why: the search phase moves only the newest points through a loop, so a path that jumps
+    onto the path of a point not (yet) moved leaves no trace but a false edge, and the trace
+    test cannot see the merge it causes (the trace of a union of components is linear too).
+    Measured on the deep fiber widths 2,2,2 ranks 1,1 seed 2: the two components (degree 144
+    each) were joined into one certified set of degree 288. Here each search loop (the
+    tracker is deterministic on a loop: same slices, same gammas) is completed on every point
+    of the set; a loop then contributes the edges i -> j whose target j is reached from ONE
+    point only (a jump lands on the endpoint of another tracked path: both are dropped).
+    Every search loop that moved some point of the set is used, in order of the fewest
+    points still to move, then up to FULL_LOOPS fresh loops (sizes as in the search). A set
+    whose full-loop graph is connected is confirmed. When it has two or more connected components that each pass the
+    trace test, the set is split: its search edges between them are removed from st.graph
+    (the caller tests the pieces again). Otherwise it stays undecided (connected None: the
+    result is not complete). Residual risk: a jump onto the path of a point whose own path
+    failed in that loop is not seen. ``done`` caches the confirmed sets."""
+    W = st.W
+    out = []
+    for comp in comps:
+        if tuple(comp) in done:
+            out.append(done[tuple(comp)])
+            continue
+        members = set(comp)
+        H = nx.Graph()
+        H.add_nodes_from(comp)
+        info = {"points": list(comp), "full_loops": 0, "new_paths_loops": 0,
+                "connected": True if len(comp) == 1 else None, "split": False,
+                "dropped_edges": 0}
+        out.append(info)
+        moved = [sum(i != j for i, j in perms[l] if i in members) for l in range(len(loops))]
+        order = sorted((l for l in range(len(loops)) if moved[l]),
+                       key=lambda l: len(members - pushed[l]))
+        k = 0
+        while info["connected"] is None and k < len(order) + FULL_LOOPS:
+            if k < len(order):
+                l = order[k]
+            else:
+                level = min((k - len(order)) // 2, len(LOOP_FACTORS) - 1)
+                lo, hi = LOOP_FACTORS[level]
+                size = loop_scale(W) * math.exp(rng.uniform(math.log(lo), math.log(hi)))
+                loops.append((W.slice_A, W.slice_b + size * random_translation(rng, W.dim),
+                              random_gamma(rng), random_gamma(rng)))
+                pushed.append(set())
+                perms.append([])
+                l = len(loops) - 1
+            k += 1
+            todo = sorted(members - pushed[l])
+            if todo:
+                info["new_paths_loops"] += 1
+                src, E, err = _loop_endpoints(st, loops[l], np.array(todo))
+                idx, _, _ = distinct.match_points(st.X, st.err, E, err, st.options.points)
+                pushed[l].update(todo)
+                perms[l].extend((int(i), int(j)) for i, j in zip(src, idx) if j >= 0)
+            edges = [(i, j) for i, j in perms[l] if i in members]
+            hits = Counter(j for _, j in edges)
+            good = [(i, j) for i, j in edges if hits[j] == 1 and j in members]
+            info["dropped_edges"] += len(edges) - len(good)
+            H.add_edges_from(good)
+            info["full_loops"] += 1
+            if nx.is_connected(H):
+                info["connected"] = True
+                break
+            parts = [sorted(p) for p in nx.connected_components(H)]
+            info["parts"] = sorted((len(p) for p in parts), reverse=True)[:8]
+            if all(st.trace(p).verdict is True for p in parts):
+                side = {v: n for n, p in enumerate(parts) for v in p}
+                cut = [(u, v) for u, v in st.graph.subgraph(comp).edges
+                       if side[u] != side[v]]
+                st.graph.remove_edges_from(cut)
+                info.update(split=True, parts=[len(p) for p in parts], removed_edges=len(cut))
+                break
+        if info["connected"]:
+            done[tuple(comp)] = info
+    return out
+
+
+def _loop_endpoints(st: _State, loop, todo: np.ndarray):
+    """The points todo (indices) moved once around the loop (out and back, not rerouted):
+    (sources (k,), endpoints (k, n), error estimates (k,)) of the paths that succeeded."""
+    A1, b1, g_out, g_back = loop
+    W = st.W
+    out = st.track(W.slice_A, W.slice_b, A1, b1, st.X[todo], g_out, reroute=False)
+    back = st.track(A1, b1, W.slice_A, W.slice_b, out.endpoints[out.ok], g_back, reroute=False)
+    src = todo[out.ok][back.ok]
+    E = back.endpoints[back.ok]
+    return src, E, distinct.error_estimates(back.accuracy[back.ok], len(E), st.options.points)
+
+
+def _result(st: _State, W0: WitnessSet, perms, nloops, reason, t0, seed, start_check,
+            checks):
     comps = st.components()
     tests = [st.trace(c) for c in comps]
+    confirmed = {tuple(c["points"]): c["connected"] for c in checks}
     W = W0.with_points(st.X)
-    comp_sets = tuple(W.with_points(st.X[c], trace=t.to_json(), indices=c)
+    comp_sets = tuple(W.with_points(st.X[c], trace=t.to_json(), indices=c,
+                                    one_orbit=confirmed.get(tuple(c)))
                       for c, t in zip(comps, tests))
     return MonodromyResult(
         witness_set=W, components=comp_sets, trace_tests=tuple(tests),
-        complete=all(t.verdict is True for t in tests),
+        complete=all(t.verdict is True for t in tests) and all(
+            confirmed.get(tuple(c)) is True for c in comps),
         trace_residual=max((t.residual for t in tests), default=math.nan),
         permutations=tuple(tuple(p) for p in perms), paths_tracked=st.paths,
         failed_paths=st.failed, ambiguous_matches=st.ambiguous, loops=nloops,
         stop_reason=reason, seconds=time.perf_counter() - t0, seed=seed,
         start_check=start_check, retried_paths=st.retried, recovered_paths=st.recovered,
-        failure_reasons=dict(st.reasons))
+        failure_reasons=dict(st.reasons), irreducibility=tuple(checks))
