@@ -25,7 +25,13 @@ trace of Sommese–Verschelde–Wampler 2002 and the graph bookkeeping of Duff e
    points, whenever they are found); the linear trace
    of any subset is then a sum. Each connected component of the monodromy graph (networkx) lies
    on one irreducible component; it is complete when its trace residual is below ``TRACE_TOL``.
-5. Stop when every connected component passes the trace test (``complete=True``) or at the budget
+5. When every connected component passes the trace test, confirm that each is ONE orbit
+   (``_full_loops``): the search loops, completed on all of its points, keep only the edges
+   whose target is reached once (a path that jumped onto another path collides with it); a
+   set whose confirmed edges fall into pieces that each pass the trace test is split (a path
+   jump had joined two components: measured on the deep fiber widths 2,2,2 ranks 1,1 seed 2).
+6. Stop when every connected component passes the trace test and is confirmed one orbit
+   (``complete=True``) or at the budget
    (``max_loops``, ``max_paths``, ``timeout``): the partial set is returned with
    ``complete=False`` and the stop reason.
 
@@ -34,7 +40,6 @@ not searched.
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 import sys
 import time
@@ -65,10 +70,13 @@ class MonodromyResult:
 
     witness_set: all points found (on the base slice); components: one WitnessSet per connected
     component of the monodromy graph (``info['trace']`` holds its trace test); trace_tests: their
-    TraceTestResults; complete: every component certified by the trace test; trace_residual: the
-    largest component trace residual; permutations: per loop, the list of (i, j) maps found;
+    TraceTestResults; complete: every component certified by the trace test and confirmed one
+    orbit; trace_residual: the largest component trace residual; permutations: per loop, the list of (i, j) maps found;
     paths_tracked / failed_paths / ambiguous_matches: counts; loops; stop_reason; seconds; seed;
-    start_check: residual and singular values of the start point's Jacobian."""
+    start_check: residual and singular values of the start point's Jacobian; irreducibility:
+    per final set, the full-loop confirmation (``_full_loops``: loops used, connected True /
+    None = undecided, edges dropped as collisions); split_sets: sets split after a path jump.
+    Each component's WitnessSet.info['one_orbit'] is its confirmation (True or None)."""
     witness_set: WitnessSet
     components: tuple[WitnessSet, ...]
     trace_tests: tuple[TraceTestResult, ...]
@@ -87,6 +95,7 @@ class MonodromyResult:
     recovered_paths: int = 0
     failure_reasons: dict = field(default_factory=dict)
     irreducibility: tuple = ()
+    split_sets: int = 0
 
     @property
     def degree(self) -> int:
@@ -110,7 +119,7 @@ class MonodromyResult:
                 "paths_tracked": self.paths_tracked, "failed_paths": self.failed_paths,
                 "retried_paths": self.retried_paths, "recovered_paths": self.recovered_paths,
                 "failure_reasons": self.failure_reasons,
-                "irreducibility": list(self.irreducibility),
+                "irreducibility": list(self.irreducibility), "split_sets": self.split_sets,
                 "ambiguous_matches": self.ambiguous_matches, "loops": self.loops,
                 "stop_reason": self.stop_reason, "seconds": self.seconds, "seed": self.seed,
                 "start_check": self.start_check, "witness_set": self.witness_set.to_json()}
@@ -256,7 +265,7 @@ def monodromy(F: PolynomialSystem | WitnessSet, dim: int | None = None, point=No
     level = fruitless = 0          # loop size: LOOP_FACTORS[level] x loop_scale
     pushed: list[set] = []
     perms: list[list[tuple[int, int]]] = []
-    reason, checks = "", []
+    reason, checks, splits = "", [], 0
     done: dict[tuple, dict] = {}   # sets already confirmed by full loops
     bar = tqdm(desc="monodromy", unit="pt", disable=None if progress is None else not progress,
                file=sys.stderr, leave=False)
@@ -266,8 +275,10 @@ def monodromy(F: PolynomialSystem | WitnessSet, dim: int | None = None, point=No
         bar.n = len(st.X)
         bar.set_postfix(loops=len(loops), paths=st.paths)
         if all(t.verdict is True for t in tests):
-            checks = _full_loops(st, comps, loops, pushed, perms, rng, done)
+            checks = _full_loops(st, comps, loops, pushed, perms, rng, done,
+                                 None if timeout is None else t0 + timeout)
             if any(c["split"] for c in checks):
+                splits += sum(c["split"] for c in checks)
                 continue                 # st.graph lost the unconfirmed edges: test again
             reason = "trace test certified every component"
             if not all(c["connected"] for c in checks):
@@ -300,7 +311,7 @@ def monodromy(F: PolynomialSystem | WitnessSet, dim: int | None = None, point=No
         fruitless = 0 if len(st.X) > before else fruitless + 1
         level = min(fruitless // 2, len(LOOP_FACTORS) - 1)
     bar.close()
-    return _result(st, W0, perms, len(loops), reason, t0, seed, start_check, checks)
+    return _result(st, W0, perms, len(loops), reason, t0, seed, start_check, checks, splits)
 
 
 def _start(F, dim, point, rng, seed, method, options):
@@ -371,7 +382,8 @@ def _run_loop(st: _State, loop, todo: np.ndarray, perm: list) -> None:
 
 
 def _full_loops(st: _State, comps: list[list[int]], loops: list, pushed: list[set],
-                perms: list[list], rng, done: dict) -> list[dict]:
+                perms: list[list], rng, done: dict, deadline: float | None = None
+                ) -> list[dict]:
     """Confirm that each trace-certified set is ONE monodromy orbit from loops whose map is
     known on ALL of its points; per set {points, full_loops, connected (True / None), split}.
 
@@ -389,7 +401,8 @@ def _full_loops(st: _State, comps: list[list[int]], loops: list, pushed: list[se
     trace test, the set is split: its search edges between them are removed from st.graph
     (the caller tests the pieces again). Otherwise it stays undecided (connected None: the
     result is not complete). Residual risk: a jump onto the path of a point whose own path
-    failed in that loop is not seen. ``done`` caches the confirmed sets."""
+    failed in that loop is not seen. ``done`` caches the confirmed sets; past ``deadline``
+    (perf_counter seconds) no more loops are run (the set stays undecided)."""
     W = st.W
     out = []
     for comp in comps:
@@ -407,7 +420,8 @@ def _full_loops(st: _State, comps: list[list[int]], loops: list, pushed: list[se
         order = sorted((l for l in range(len(loops)) if moved[l]),
                        key=lambda l: len(members - pushed[l]))
         k = 0
-        while info["connected"] is None and k < len(order) + FULL_LOOPS:
+        while info["connected"] is None and k < len(order) + FULL_LOOPS and (
+                deadline is None or time.perf_counter() < deadline):
             if k < len(order):
                 l = order[k]
             else:
@@ -463,7 +477,7 @@ def _loop_endpoints(st: _State, loop, todo: np.ndarray):
 
 
 def _result(st: _State, W0: WitnessSet, perms, nloops, reason, t0, seed, start_check,
-            checks):
+            checks, splits):
     comps = st.components()
     tests = [st.trace(c) for c in comps]
     confirmed = {tuple(c["points"]): c["connected"] for c in checks}
@@ -480,4 +494,5 @@ def _result(st: _State, W0: WitnessSet, perms, nloops, reason, t0, seed, start_c
         failed_paths=st.failed, ambiguous_matches=st.ambiguous, loops=nloops,
         stop_reason=reason, seconds=time.perf_counter() - t0, seed=seed,
         start_check=start_check, retried_paths=st.retried, recovered_paths=st.recovered,
-        failure_reasons=dict(st.reasons), irreducibility=tuple(checks))
+        failure_reasons=dict(st.reasons), irreducibility=tuple(checks),
+        split_sets=splits)
