@@ -71,12 +71,13 @@ class MonodromyResult:
     witness_set: all points found (on the base slice); components: one WitnessSet per connected
     component of the monodromy graph (``info['trace']`` holds its trace test); trace_tests: their
     TraceTestResults; complete: every component certified by the trace test and confirmed one
-    orbit; trace_residual: the largest component trace residual; permutations: per loop, the list of (i, j) maps found;
-    paths_tracked / failed_paths / ambiguous_matches: counts; loops; stop_reason; seconds; seed;
-    start_check: residual and singular values of the start point's Jacobian; irreducibility:
-    per final set, the full-loop confirmation (``_full_loops``: loops used, connected True /
-    None = undecided, edges dropped as collisions); split_sets: sets split after a path jump.
-    Each component's WitnessSet.info['one_orbit'] is its confirmation (True or None)."""
+    orbit; trace_residual: the largest component trace residual; permutations: per loop, the
+    list of (i, j) maps found; paths_tracked / failed_paths / ambiguous_matches: counts; loops;
+    stop_reason; seconds; seed; start_check: residual and singular values of the start point's
+    Jacobian; irreducibility: per final set, the full-loop confirmation (``_full_loops``: loops
+    used, connected True / None = undecided, edges dropped as collisions); split_sets: sets
+    split after a path jump. Each component's WitnessSet.info['one_orbit'] is its
+    confirmation (True or None)."""
     witness_set: WitnessSet
     components: tuple[WitnessSet, ...]
     trace_tests: tuple[TraceTestResult, ...]
@@ -397,10 +398,10 @@ def _full_loops(st: _State, comps: list[list[int]], loops: list, pushed: list[se
     point only (a jump lands on the endpoint of another tracked path: both are dropped).
     Every search loop that moved some point of the set is used, in order of the fewest
     points still to move, then up to FULL_LOOPS fresh loops (sizes as in the search). A set
-    whose full-loop graph is connected is confirmed. When it has two or more connected components that each pass the
-    trace test, the set is split: its search edges between them are removed from st.graph
-    (the caller tests the pieces again). Otherwise it stays undecided (connected None: the
-    result is not complete). Residual risk: a jump onto the path of a point whose own path
+    whose full-loop graph is connected is confirmed. When it has two or more connected
+    components that each pass the trace test, the set is split: its search edges between
+    them are removed from st.graph (the caller tests the pieces again). Otherwise it stays
+    undecided (connected None: the result is not complete). Residual risk: a jump onto the path of a point whose own path
     failed in that loop is not seen. ``done`` caches the confirmed sets; past ``deadline``
     (perf_counter seconds) no more loops are run (the set stays undecided)."""
     W = st.W
