@@ -401,9 +401,10 @@ def _full_loops(st: _State, comps: list[list[int]], loops: list, pushed: list[se
     whose full-loop graph is connected is confirmed. When it has two or more connected
     components that each pass the trace test, the set is split: its search edges between
     them are removed from st.graph (the caller tests the pieces again). Otherwise it stays
-    undecided (connected None: the result is not complete). Residual risk: a jump onto the path of a point whose own path
-    failed in that loop is not seen. ``done`` caches the confirmed sets; past ``deadline``
-    (perf_counter seconds) no more loops are run (the set stays undecided)."""
+    undecided (connected None: the result is not complete). Residual risk: a jump onto the
+    path of a point whose own path failed in that loop is not seen. ``done`` caches the
+    confirmed sets; past ``deadline`` (perf_counter seconds) no more loops are run (the set
+    stays undecided)."""
     W = st.W
     out = []
     for comp in comps:
