@@ -1,8 +1,8 @@
 """Seed dependence and size reach of fiber computations (issue 11's goals), in one run.
 
-  python benchmarks/fiber_seeds.py [--quick] [--deep SPEC [--seeds N]] [--out FILE]
+  python benchmarks/fiber_seeds.py [--quick] [--deep SPEC [--seeds 0,1,2,3,4]] [--out FILE]
 
-(--deep 2,2,2:1,1 runs only that deep fiber, on seeds 0..N-1, default 5.)
+(--deep 2,2,2:1,1 runs only that deep fiber, on the given seeds.)
 
 1. Generic fibers of the single-layer shapes of benchmarks/fibers.py, 10 seeds each: seconds
    per seed, median, and the slowest seed's ratio to the median (goal: no seed more than 3x the
@@ -54,7 +54,7 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out", help="also write the lines to this file")
     ap.add_argument("--deep", help="only this deep fiber, e.g. 2,2,2:1,1")
-    ap.add_argument("--seeds", type=int, default=5, help="seeds 0..N-1 with --deep")
+    ap.add_argument("--seeds", default="0,1,2,3,4", help="seeds with --deep, e.g. 0,2")
     args = ap.parse_args(argv)
     rep = Report("benchmarks/fiber_seeds.py", argv)
     say = rep.say
@@ -70,7 +70,7 @@ def main(argv=None) -> int:
         med = statistics.median(times)
         say(f"generic {shape}: median {med:.2f} s, slowest {max(times):.2f} s = "
             f"{max(times) / med:.1f}x the median (goal <= 3x), certified {cert}/{len(times)}")
-    deep = [(args.deep, range(args.seeds))] if args.deep else \
+    deep = [(args.deep, [int(x) for x in args.seeds.split(",")])] if args.deep else \
         [("2,1,2:1,1", range(3))] if args.quick else \
         [("2,2,2:1,1", range(5)), ("3,2,3:1,1", range(1)), ("2,2,2,2:1,1,1", range(1))]
     for spec, ss in deep:
