@@ -921,7 +921,11 @@ def _compare(expected, comps, dim0, bb, skipped=(), complete=None
                  f"{'incomplete' if c.trace_test['verdict'] is False else 'undecided'}: "
                  f"residual {c.trace_test['residual']:.1e}, {c.trace_test['failed_paths']} "
                  f"failed paths; monodromy stop: {c.stop_reason or 'n/a'})"
-                 for c in comps if not c.certified]
+                 for c in comps if c.trace_test["verdict"] is not True]
+    undecided += [f"'{c.label}' (dim {c.dim}, {c.degree} points): the trace test passed but "
+                  f"loops over all its points did not confirm one orbit (a union of "
+                  f"components joined by a path jump is not excluded)"
+                  for c in comps if c.trace_test["verdict"] is True and not c.certified]
     undecided += [f"'{c.label}' (dim {c.dim}): not proven distinct from an earlier component "
                   f"(membership undecided)" for c in comps if c.distinct is None]
     undecided += [f"'{label}' (monodromy not run: time budget exhausted)" for label in skipped]

@@ -420,3 +420,17 @@ def test_certified_witness_points(kind, seed):
     assert plain.components[0].certification is None
     assert [c.points.tolist() for c in plain.components] == \
         [c.points.tolist() for c in r.components]        # certifying changes no run
+
+
+def test_a_set_not_confirmed_one_orbit_is_not_certified():
+    """A monodromy set whose trace test passed but whose full loops did not confirm one orbit
+    (witness.monodromy: info['one_orbit'] None) may be a union of components: not certified,
+    and the comparison says so instead of claiming a match."""
+    from numag.fibers import FiberComponent, _compare
+    r = fiber(Architecture.single(2, 1, 1), seed=0, blackbox=False, complete_check=False)
+    c = r.components[0]
+    assert c.certified and c.trace_test["one_orbit"] is True
+    loose = dataclasses.replace(c, trace_test=c.trace_test | {"one_orbit": None})
+    assert not loose.certified and isinstance(loose, FiberComponent)
+    matches, verdict, _ = _compare(r.expected, [loose], r.dimension, None)
+    assert matches is None and "did not confirm one orbit" in verdict, verdict
