@@ -365,15 +365,7 @@ def loop_scale(W: WitnessSet) -> float:
 
 
 def _run_loop(st: _State, loop, todo: np.ndarray, perm: list) -> None:
-    A1, b1, g_out, g_back = loop
-    W = st.W
-    # a loop explores: a failed path is just lost, not rerouted (a detour is a different loop)
-    out = st.track(W.slice_A, W.slice_b, A1, b1, st.X[todo], g_out, reroute=False)
-    ok = out.ok
-    back = st.track(A1, b1, W.slice_A, W.slice_b, out.endpoints[ok], g_back, reroute=False)
-    src = todo[ok][back.ok]
-    E = back.endpoints[back.ok]
-    err = distinct.error_estimates(back.accuracy[back.ok], len(E), st.options.points)
+    src, E, err = _loop_endpoints(st, loop, todo)
     idx, new, new_err = st.match(E, err)
     st.add_points(new, new_err)
     for i, j in zip(src, idx):
@@ -467,8 +459,9 @@ def _full_loops(st: _State, comps: list[list[int]], loops: list, pushed: list[se
 
 
 def _loop_endpoints(st: _State, loop, todo: np.ndarray):
-    """The points todo (indices) moved once around the loop (out and back, not rerouted):
-    (sources (k,), endpoints (k, n), error estimates (k,)) of the paths that succeeded."""
+    """The points todo (indices) moved once around the loop (out and back): (sources (k,),
+    endpoints (k, n), error estimates (k,)) of the paths that succeeded. A loop explores: a
+    failed path is just lost, not rerouted (a detour is a different loop)."""
     A1, b1, g_out, g_back = loop
     W = st.W
     out = st.track(W.slice_A, W.slice_b, A1, b1, st.X[todo], g_out, reroute=False)
