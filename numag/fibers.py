@@ -560,13 +560,14 @@ def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None,
                      f"{dim0}" + (" (the fiber system is non-reduced there: deflated)"
                                   if dim0 < tangent_dim else "")]
     run = _Runner(fs, rng, max_loops, deadline, progress, seed if certify else None)
+    decided: dict = {}      # membership verdicts already decided (distinct_components)
     comps, evidence, skipped = _monodromy_all(run, expected)
-    comps, dist = distinct_components(comps, rng)
+    comps, dist = distinct_components(comps, rng, decided)
     evidence = deflation + evidence + dist
     complete = None
     if complete_check is not False and complete_check != 0:
         complete = _completeness(full, comps, run, rng, deadline, complete_check)
-        comps, dist = distinct_components(comps, rng)
+        comps, dist = distinct_components(comps, rng, decided)
         evidence += dist + [f"completeness: {complete['reason']}"]
     bb = None
     if blackbox or (blackbox is None and timeout is None
@@ -786,8 +787,8 @@ def _certification_verdict(comps, verdict: str, checks: list[str]) -> tuple[str,
     return verdict, checks
 
 
-def distinct_components(comps: list[FiberComponent], rng) -> tuple[list[FiberComponent],
-                                                                     list[str]]:
+def distinct_components(comps: list[FiberComponent], rng, decided: dict | None = None
+                        ) -> tuple[list[FiberComponent], list[str]]:
     """Two components are reported as two only when a witness point of the later one is decided
     NOT a member of the earlier one (of dimension >= its own). A point decided a member drops
     the later one (it is the same component, or lies inside a larger one); an undecided test
@@ -801,7 +802,7 @@ def distinct_components(comps: list[FiberComponent], rng) -> tuple[list[FiberCom
         for k in kept:
             if k.dim < c.dim or k.witness_set is None or not len(c.points):
                 continue
-            v = _witness_point_member(c, k, rng)
+            v = _witness_point_member(c, k, rng, decided)
             if v is True:
                 inside = k
                 break
@@ -830,17 +831,26 @@ def distinct_components(comps: list[FiberComponent], rng) -> tuple[list[FiberCom
 MEMBERSHIP_TRIES = 3    # witness points of a component tried while membership is undecided
 
 
-def _witness_point_member(c: FiberComponent, k: FiberComponent, rng) -> bool | None:
+def _witness_point_member(c: FiberComponent, k: FiberComponent, rng,
+                          decided: dict | None = None) -> bool | None:
     """Is a witness point of c a member of k? Up to MEMBERSHIP_TRIES witness points of c are
     tried until one test is decided (any witness point of an irreducible component is a generic
     point of it: one decided answer settles c ⊂ k or not). Why: (2,2,2)/(1,1) seed 1, the test
     of the first witness point of the swap's component in W0's was undecided (failed paths),
-    leaving the two components 'not proven distinct'."""
+    leaving the two components 'not proven distinct'. ``decided`` keeps decided verdicts by
+    the pair of witness point arrays (fiber() tests again after the completeness check; a
+    decided answer is not re-asked: measured on seed 1, the repeat was undecided 3 times by
+    failed paths and turned 'distinct' into None)."""
+    key = (id(c.points), id(k.points))
+    if decided is not None and key in decided:
+        return decided[key][2]
     v = None
     for x in c.points[:MEMBERSHIP_TRIES]:
         v = membership(x, k.witness_set, seed=rng).verdict
         if v is not None:
-            return v
+            break
+    if decided is not None and v is not None:
+        decided[key] = (c.points, k.points, v)       # the arrays keep their ids valid
     return v
 
 
