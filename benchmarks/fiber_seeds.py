@@ -1,6 +1,8 @@
 """Seed dependence and size reach of fiber computations (issue 11's goals), in one run.
 
-  python benchmarks/fiber_seeds.py [--quick] [--out FILE]
+  python benchmarks/fiber_seeds.py [--quick] [--deep SPEC [--seeds 0,1,2,3,4]] [--out FILE]
+
+(--deep 2,2,2:1,1 runs only that deep fiber, on the given seeds.)
 
 1. Generic fibers of the single-layer shapes of benchmarks/fibers.py, 10 seeds each: seconds
    per seed, median, and the slowest seed's ratio to the median (goal: no seed more than 3x the
@@ -36,40 +38,48 @@ QUICK_SHAPES = [(3, 2, 2)]
 
 
 def run(arch: Architecture, seed: int, timeout: float | None = None):
+    """(seconds, [(dim, degree, trace verdict)], certified, verdict): certified means every
+    component certified (trace test and, for monodromy sets, one orbit) and the comparison
+    with the prediction decided True."""
     t0 = time.perf_counter()
     r = fiber(arch, seed=seed, blackbox=False, timeout=timeout)
     secs = time.perf_counter() - t0
     comps = [(c.dim, c.degree, c.trace_test["verdict"]) for c in r.components]
-    return secs, comps, all(v is True for *_, v in comps)
+    ok = bool(r.components) and all(c.certified for c in r.components) and r.matches is True
+    return secs, comps, ok, r.verdict
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out", help="also write the lines to this file")
+    ap.add_argument("--deep", help="only this deep fiber, e.g. 2,2,2:1,1")
+    ap.add_argument("--seeds", default="0,1,2,3,4", help="seeds with --deep, e.g. 0,2")
     args = ap.parse_args(argv)
     rep = Report("benchmarks/fiber_seeds.py", argv)
     say = rep.say
     seeds = range(3) if args.quick else range(10)
-    for shape in (QUICK_SHAPES if args.quick else SHAPES):
+    for shape in ([] if args.deep else QUICK_SHAPES if args.quick else SHAPES):
         arch = Architecture.single(*shape)
         times, cert = [], 0
         for s in seeds:
-            secs, comps, ok = run(arch, s)
+            secs, comps, ok, _ = run(arch, s)
             times.append(secs)
             cert += ok
             say(f"  generic {shape} seed {s}: {secs:6.2f} s, components {comps}")
         med = statistics.median(times)
         say(f"generic {shape}: median {med:.2f} s, slowest {max(times):.2f} s = "
             f"{max(times) / med:.1f}x the median (goal <= 3x), certified {cert}/{len(times)}")
-    deep = [("2,1,2:1,1", range(3))] if args.quick else \
+    deep = [(args.deep, [int(x) for x in args.seeds.split(",")])] if args.deep else \
+        [("2,1,2:1,1", range(3))] if args.quick else \
         [("2,2,2:1,1", range(5)), ("3,2,3:1,1", range(1)), ("2,2,2,2:1,1,1", range(1))]
     for spec, ss in deep:
         arch = Architecture.parse(spec)
         for s in ss:
-            secs, comps, ok = run(arch, s, timeout=1800)
+            secs, comps, ok, verdict = run(arch, s, timeout=1800)
             say(f"deep {spec} seed {s}: {secs:7.1f} s, components (dim, degree, trace "
-                f"verdict) {comps}, {'certified' if ok else 'NOT certified'}")
+                f"verdict) {comps}, {'certified' if ok else 'NOT certified'} (load "
+                f"{os.getloadavg()[0]:.1f}); verdict: {verdict}")
     rep.write(args.out)
     return 0
 

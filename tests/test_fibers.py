@@ -202,17 +202,14 @@ def orbit_degree_222(layers) -> tuple[int, int, str]:
 
 @pytest.mark.slow
 @pytest.mark.timeout(2400)
-@pytest.mark.parametrize("seed", [0, pytest.param(2, marks=pytest.mark.xfail(
-    run=False, strict=True, reason="known bug (issue 16): with seed 2, monodromy from W0 "
-    "joins the two degree-144 components into one certified set of degree 288 (a path jump; "
-    "the trace test passes on a union of components); ~16 min; the split repair is not yet "
-    "verified on this seed"))])
+@pytest.mark.parametrize("seed", [0, 2])
 def test_deep_two_two_two(seed):
     """Widths (2,2,2), ranks (1,1): 16 unknowns, fiber dimension 8 = the (S1)–(S3) orbit, which
     has two connected components (the O(J) cosets of layer 2, paper-notes §3.1): two
     components of dimension 8 through W0 and the Q_2 ↔ K_2 swap, proven distinct by a decided
-    membership test (a monodromy set that merged them after a path jump is split by the
-    smaller certified set through the swap).
+    membership test. Seed 2 is the case where a loop from W0 jumped onto the swap's component
+    (one certified set of degree 288 before witness.monodromy._full_loops split it): the
+    swap's component is then split off W0's run and labelled by the swap's start point.
     The degree is not a copied constant: it is the degree of the orbit closure of W0 computed
     by exact elimination (orbit_degree_222); an undecided verdict fails this test (it backs the
     README's claim)."""
@@ -470,3 +467,17 @@ def test_certified_witness_points(kind, seed):
     assert plain.components[0].certification is None
     assert [c.points.tolist() for c in plain.components] == \
         [c.points.tolist() for c in r.components]        # certifying changes no run
+
+
+def test_a_set_not_confirmed_one_orbit_is_not_certified():
+    """A monodromy set whose trace test passed but whose full loops did not confirm one orbit
+    (witness.monodromy: info['one_orbit'] None) may be a union of components: not certified,
+    and the comparison says so instead of claiming a match."""
+    from numag.fibers import FiberComponent, _compare
+    r = fiber(Architecture.single(2, 1, 1), seed=0, blackbox=False, complete_check=False)
+    c = r.components[0]
+    assert c.certified and c.trace_test["one_orbit"] is True
+    loose = dataclasses.replace(c, trace_test=c.trace_test | {"one_orbit": None})
+    assert not loose.certified and isinstance(loose, FiberComponent)
+    matches, verdict, _ = _compare(r.expected, [loose], r.dimension, None)
+    assert matches is None and "did not confirm one orbit" in verdict, verdict

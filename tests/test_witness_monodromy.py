@@ -1,4 +1,6 @@
 """Monodromy from one point, witness sets, membership and trace tests on known answers."""
+import importlib
+
 import numpy as np
 import pytest
 
@@ -170,3 +172,36 @@ def test_refine_witness_set_to_40_digits():
     with mpmath.workdps(50):
         for x, y, z in R.points_mp:     # exact relations of the twisted cubic
             assert abs(y - x**2) < mpmath.mpf(10) ** -40 and abs(z - x**3) < mpmath.mpf(10) ** -40
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_path_jump_between_components_is_split_off(seed, monkeypatch):
+    """A path jump simulated in the first loop: the start point on the parabola y = x^2 is
+    sent to a point of the other component y = x^2 + 1 of F = (y - x^2)(y - x^2 - 1). The
+    search then grows one set of degree 4 whose trace test passes (a union of components);
+    the full loops must see the jump (its target is also reached by the true preimage on the
+    second parabola) and report the two components of degree 2 (each parabola meets a
+    generic line twice), each confirmed as one orbit."""
+    mono = importlib.import_module("witness.monodromy")   # the module, not the function
+    real, calls = mono._run_loop, []
+
+    def jumping_loop(st, loop, todo, perm):
+        real(st, loop, todo, perm)
+        if calls:
+            return
+        calls.append(1)
+        (a, c), = st.W.slice_A           # a x + c y = b meets y = x^2 + 1: c x^2 + a x + c - b
+        x = np.roots([c, a, c - st.W.slice_b[0]])[0]
+        st.add_points(np.array([[x, x**2 + 1]]), np.array([1e-13]))
+        st.graph.add_edge(int(todo[0]), len(st.X) - 1)
+        perm.append((int(todo[0]), len(st.X) - 1))
+    monkeypatch.setattr(mono, "_run_loop", jumping_loop)
+    F = PolynomialSystem.from_strings(["(y - x^2)*(y - x^2 - 1)"])
+    r = monodromy(F, 1, np.array([0.3 + 0.4j, (0.3 + 0.4j) ** 2]), seed=seed)
+    assert calls and r.complete and sorted(c.degree for c in r.components) == [2, 2], r
+    for c in r.components:              # each set lies on one parabola
+        X = c.points
+        shift = X[:, 1] - X[:, 0] ** 2
+        np.testing.assert_allclose(shift, np.round(shift[0].real), atol=1e-8)
+        assert c.info["one_orbit"] is True
+    assert r.split_sets == 1 and r.to_json()["split_sets"] == 1

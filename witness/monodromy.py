@@ -25,7 +25,13 @@ trace of Sommese–Verschelde–Wampler 2002 and the graph bookkeeping of Duff e
    points, whenever they are found); the linear trace
    of any subset is then a sum. Each connected component of the monodromy graph (networkx) lies
    on one irreducible component; it is complete when its trace residual is below ``TRACE_TOL``.
-5. Stop when every connected component passes the trace test (``complete=True``) or at the budget
+5. When every connected component passes the trace test, confirm that each is ONE orbit
+   (``_full_loops``): the search loops, completed on all of its points, keep only the edges
+   whose target is reached once (a path that jumped onto another path collides with it); a
+   set whose confirmed edges fall into pieces that each pass the trace test is split (a path
+   jump had joined two components: measured on the deep fiber widths 2,2,2 ranks 1,1 seed 2).
+6. Stop when every connected component passes the trace test and is confirmed one orbit
+   (``complete=True``) or at the budget
    (``max_loops``, ``max_paths``, ``timeout``): the partial set is returned with
    ``complete=False`` and the stop reason.
 
@@ -54,6 +60,7 @@ from .tracking import newton_on_slice, random_gamma, track_slices
 from .witness_set import WitnessSet, random_slice, random_translation, square_part
 
 LOOP_FACTORS = ((0.5, 2.0), (2.0, 8.0), (8.0, 32.0), (32.0, 128.0))   # by level (loop_scale)
+FULL_LOOPS = 8      # fresh loops over ALL points of a trace-certified set (``_full_loops``)
 MAX_PENCIL_REDRAWS = 2  # per trace test, a pencil with failed paths is redrawn up to this often
 
 
@@ -63,10 +70,14 @@ class MonodromyResult:
 
     witness_set: all points found (on the base slice); components: one WitnessSet per connected
     component of the monodromy graph (``info['trace']`` holds its trace test); trace_tests: their
-    TraceTestResults; complete: every component certified by the trace test; trace_residual: the
-    largest component trace residual; permutations: per loop, the list of (i, j) maps found;
-    paths_tracked / failed_paths / ambiguous_matches: counts; loops; stop_reason; seconds; seed;
-    start_check: residual and singular values of the start point's Jacobian."""
+    TraceTestResults; complete: every component certified by the trace test and confirmed one
+    orbit; trace_residual: the largest component trace residual; permutations: per loop, the
+    list of (i, j) maps found; paths_tracked / failed_paths / ambiguous_matches: counts; loops;
+    stop_reason; seconds; seed; start_check: residual and singular values of the start point's
+    Jacobian; irreducibility: per final set, the full-loop confirmation (``_full_loops``: loops
+    used, connected True / None = undecided, edges dropped as collisions); split_sets: sets
+    split after a path jump. Each component's WitnessSet.info['one_orbit'] is its
+    confirmation (True or None)."""
     witness_set: WitnessSet
     components: tuple[WitnessSet, ...]
     trace_tests: tuple[TraceTestResult, ...]
@@ -84,6 +95,8 @@ class MonodromyResult:
     retried_paths: int = 0
     recovered_paths: int = 0
     failure_reasons: dict = field(default_factory=dict)
+    irreducibility: tuple = ()
+    split_sets: int = 0
 
     @property
     def degree(self) -> int:
@@ -107,6 +120,7 @@ class MonodromyResult:
                 "paths_tracked": self.paths_tracked, "failed_paths": self.failed_paths,
                 "retried_paths": self.retried_paths, "recovered_paths": self.recovered_paths,
                 "failure_reasons": self.failure_reasons,
+                "irreducibility": list(self.irreducibility), "split_sets": self.split_sets,
                 "ambiguous_matches": self.ambiguous_matches, "loops": self.loops,
                 "stop_reason": self.stop_reason, "seconds": self.seconds, "seed": self.seed,
                 "start_check": self.start_check, "witness_set": self.witness_set.to_json()}
@@ -252,7 +266,8 @@ def monodromy(F: PolynomialSystem | WitnessSet, dim: int | None = None, point=No
     level = fruitless = 0          # loop size: LOOP_FACTORS[level] x loop_scale
     pushed: list[set] = []
     perms: list[list[tuple[int, int]]] = []
-    reason = ""
+    reason, checks, splits = "", [], 0
+    done: dict[tuple, dict] = {}   # sets already confirmed by full loops
     bar = tqdm(desc="monodromy", unit="pt", disable=None if progress is None else not progress,
                file=sys.stderr, leave=False)
     while True:
@@ -261,7 +276,14 @@ def monodromy(F: PolynomialSystem | WitnessSet, dim: int | None = None, point=No
         bar.n = len(st.X)
         bar.set_postfix(loops=len(loops), paths=st.paths)
         if all(t.verdict is True for t in tests):
+            checks = _full_loops(st, comps, loops, pushed, perms, rng, done,
+                                 None if timeout is None else t0 + timeout)
+            if any(c["split"] for c in checks):
+                splits += sum(c["split"] for c in checks)
+                continue                 # st.graph lost the unconfirmed edges: test again
             reason = "trace test certified every component"
+            if not all(c["connected"] for c in checks):
+                reason += "; full loops did not confirm one orbit for every set (undecided)"
             break
         if timeout is not None and time.perf_counter() - t0 > timeout:
             reason = f"timeout {timeout:g} s"
@@ -290,7 +312,7 @@ def monodromy(F: PolynomialSystem | WitnessSet, dim: int | None = None, point=No
         fruitless = 0 if len(st.X) > before else fruitless + 1
         level = min(fruitless // 2, len(LOOP_FACTORS) - 1)
     bar.close()
-    return _result(st, W0, perms, len(loops), reason, t0, seed, start_check)
+    return _result(st, W0, perms, len(loops), reason, t0, seed, start_check, checks, splits)
 
 
 def _start(F, dim, point, rng, seed, method, options):
@@ -343,15 +365,7 @@ def loop_scale(W: WitnessSet) -> float:
 
 
 def _run_loop(st: _State, loop, todo: np.ndarray, perm: list) -> None:
-    A1, b1, g_out, g_back = loop
-    W = st.W
-    # a loop explores: a failed path is just lost, not rerouted (a detour is a different loop)
-    out = st.track(W.slice_A, W.slice_b, A1, b1, st.X[todo], g_out, reroute=False)
-    ok = out.ok
-    back = st.track(A1, b1, W.slice_A, W.slice_b, out.endpoints[ok], g_back, reroute=False)
-    src = todo[ok][back.ok]
-    E = back.endpoints[back.ok]
-    err = distinct.error_estimates(back.accuracy[back.ok], len(E), st.options.points)
+    src, E, err = _loop_endpoints(st, loop, todo)
     idx, new, new_err = st.match(E, err)
     st.add_points(new, new_err)
     for i, j in zip(src, idx):
@@ -360,18 +374,120 @@ def _run_loop(st: _State, loop, todo: np.ndarray, perm: list) -> None:
             perm.append((int(i), int(j)))
 
 
-def _result(st: _State, W0: WitnessSet, perms, nloops, reason, t0, seed, start_check):
+def _full_loops(st: _State, comps: list[list[int]], loops: list, pushed: list[set],
+                perms: list[list], rng, done: dict, deadline: float | None = None
+                ) -> list[dict]:
+    """Confirm that each trace-certified set is ONE monodromy orbit from loops whose map is
+    known on ALL of its points; per set {points, full_loops, connected (True / None), split}.
+
+    Why: the search phase moves only the newest points through a loop, so a path that jumps
+    onto the path of a point not (yet) moved leaves no trace but a false edge, and the trace
+    test cannot see the merge it causes (the trace of a union of components is linear too).
+    Measured on the deep fiber widths 2,2,2 ranks 1,1 seed 2: the two components (degree 144
+    each) were joined into one certified set of degree 288. Here each search loop (the
+    tracker is deterministic on a loop: same slices, same gammas) is completed on every point
+    of the set; a loop then contributes the edges i -> j whose target j is reached from ONE
+    point only (a jump lands on the endpoint of another tracked path: both are dropped).
+    Every search loop that moved some point of the set is used, in order of the fewest
+    points still to move, then up to FULL_LOOPS fresh loops (sizes as in the search). A set
+    whose full-loop graph is connected is confirmed. When it has two or more connected
+    components that each pass the trace test, the set is split: its search edges between
+    them are removed from st.graph (the caller tests the pieces again). Otherwise it stays
+    undecided (connected None: the result is not complete). Residual risk: a jump onto the
+    path of a point whose own path failed in that loop is not seen. ``done`` caches the
+    confirmed sets; past ``deadline`` (perf_counter seconds) no more loops are run (the set
+    stays undecided)."""
+    W = st.W
+    out = []
+    for comp in comps:
+        if tuple(comp) in done:
+            out.append(done[tuple(comp)])
+            continue
+        members = set(comp)
+        H = nx.Graph()
+        H.add_nodes_from(comp)
+        info = {"points": list(comp), "full_loops": 0, "new_paths_loops": 0,
+                "connected": True if len(comp) == 1 else None, "split": False,
+                "dropped_edges": 0}
+        out.append(info)
+        moved = [sum(i != j for i, j in perms[l] if i in members) for l in range(len(loops))]
+        order = sorted((l for l in range(len(loops)) if moved[l]),
+                       key=lambda l: len(members - pushed[l]))
+        k = 0
+        while info["connected"] is None and k < len(order) + FULL_LOOPS and (
+                deadline is None or time.perf_counter() < deadline):
+            if k < len(order):
+                l = order[k]
+            else:
+                level = min((k - len(order)) // 2, len(LOOP_FACTORS) - 1)
+                lo, hi = LOOP_FACTORS[level]
+                size = loop_scale(W) * math.exp(rng.uniform(math.log(lo), math.log(hi)))
+                loops.append((W.slice_A, W.slice_b + size * random_translation(rng, W.dim),
+                              random_gamma(rng), random_gamma(rng)))
+                pushed.append(set())
+                perms.append([])
+                l = len(loops) - 1
+            k += 1
+            todo = sorted(members - pushed[l])
+            if todo:
+                info["new_paths_loops"] += 1
+                src, E, err = _loop_endpoints(st, loops[l], np.array(todo))
+                idx, _, _ = distinct.match_points(st.X, st.err, E, err, st.options.points)
+                pushed[l].update(todo)
+                perms[l].extend((int(i), int(j)) for i, j in zip(src, idx) if j >= 0)
+            edges = [(i, j) for i, j in perms[l] if i in members]
+            hits = Counter(j for _, j in edges)
+            good = [(i, j) for i, j in edges if hits[j] == 1 and j in members]
+            info["dropped_edges"] += len(edges) - len(good)
+            H.add_edges_from(good)
+            info["full_loops"] += 1
+            if nx.is_connected(H):
+                info["connected"] = True
+                break
+            parts = [sorted(p) for p in nx.connected_components(H)]
+            info["parts"] = sorted((len(p) for p in parts), reverse=True)[:8]
+            if all(st.trace(p).verdict is True for p in parts):
+                side = {v: n for n, p in enumerate(parts) for v in p}
+                cut = [(u, v) for u, v in st.graph.subgraph(comp).edges
+                       if side[u] != side[v]]
+                st.graph.remove_edges_from(cut)
+                info.update(split=True, parts=[len(p) for p in parts], removed_edges=len(cut))
+                break
+        if info["connected"]:
+            done[tuple(comp)] = info
+    return out
+
+
+def _loop_endpoints(st: _State, loop, todo: np.ndarray):
+    """The points todo (indices) moved once around the loop (out and back): (sources (k,),
+    endpoints (k, n), error estimates (k,)) of the paths that succeeded. A loop explores: a
+    failed path is just lost, not rerouted (a detour is a different loop)."""
+    A1, b1, g_out, g_back = loop
+    W = st.W
+    out = st.track(W.slice_A, W.slice_b, A1, b1, st.X[todo], g_out, reroute=False)
+    back = st.track(A1, b1, W.slice_A, W.slice_b, out.endpoints[out.ok], g_back, reroute=False)
+    src = todo[out.ok][back.ok]
+    E = back.endpoints[back.ok]
+    return src, E, distinct.error_estimates(back.accuracy[back.ok], len(E), st.options.points)
+
+
+def _result(st: _State, W0: WitnessSet, perms, nloops, reason, t0, seed, start_check,
+            checks, splits):
     comps = st.components()
     tests = [st.trace(c) for c in comps]
+    confirmed = {tuple(c["points"]): c["connected"] for c in checks}
     W = W0.with_points(st.X)
-    comp_sets = tuple(W.with_points(st.X[c], trace=t.to_json(), indices=c)
+    comp_sets = tuple(W.with_points(st.X[c], trace=t.to_json(), indices=c,
+                                    one_orbit=confirmed.get(tuple(c)))
                       for c, t in zip(comps, tests))
     return MonodromyResult(
         witness_set=W, components=comp_sets, trace_tests=tuple(tests),
-        complete=all(t.verdict is True for t in tests),
+        complete=all(t.verdict is True for t in tests) and all(
+            confirmed.get(tuple(c)) is True for c in comps),
         trace_residual=max((t.residual for t in tests), default=math.nan),
         permutations=tuple(tuple(p) for p in perms), paths_tracked=st.paths,
         failed_paths=st.failed, ambiguous_matches=st.ambiguous, loops=nloops,
         stop_reason=reason, seconds=time.perf_counter() - t0, seed=seed,
         start_check=start_check, retried_paths=st.retried, recovered_paths=st.recovered,
-        failure_reasons=dict(st.reasons))
+        failure_reasons=dict(st.reasons), irreducibility=tuple(checks),
+        split_sets=splits)
