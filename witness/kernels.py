@@ -27,8 +27,15 @@ Linear systems are solved by LU with partial pivoting written here: the matrices
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
 from numba import njit, prange
+
+# Not TBB (numba's first choice when libtbb is installed, as it is next to Macaulay2): its
+# finalization at interpreter exit spun in sched_yield for 15-80 s after `numag fiber
+# --timeout` returned (gdb: tbb::finalize from numba's unload_tbb). OpenMP, else numba's own
+# workqueue (we launch parallel kernels from one thread only); TBB only if neither loads.
+numba.config.THREADING_LAYER_PRIORITY = ["omp", "workqueue", "tbb"]
 
 CONST, ADD, SUB, MUL, SCALE = 0, 1, 2, 3, 4
 
