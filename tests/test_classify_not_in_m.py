@@ -186,7 +186,7 @@ def test_batch_gives_a_per_line_undecided_result(tmp_path, capsys):
     assert ["not in M"] in lines[0]["alternatives"] and ["not in M"] in lines[2]["alternatives"]
     # with a line whose rank is decided above a: that line is an error, the others stay
     p.write_text(json.dumps(TINY) + "\n" + json.dumps({**TINY, "A": [[1, 0], [0, "1e-20"]]}) + "\n")
-    assert main(["classify", str(p), "--no-evidence"]) == 1
+    assert main(["classify", str(p), "--no-evidence"]) == 2
     out = capsys.readouterr().out
     assert "jsonl:2" in out and "ERROR: A has rank 2 > a = 1" in out and "undecided: 1" in out
 

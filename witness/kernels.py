@@ -31,11 +31,13 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-# Not TBB (numba's first choice when libtbb is installed, as it is next to Macaulay2): its
-# finalization at interpreter exit spun in sched_yield for 15-80 s after `numag fiber
-# --timeout` returned (gdb: tbb::finalize from numba's unload_tbb). OpenMP, else numba's own
-# workqueue (we launch parallel kernels from one thread only); TBB only if neither loads.
-numba.config.THREADING_LAYER_PRIORITY = ["omp", "workqueue", "tbb"]
+# numba's own workqueue threading layer first (we launch parallel kernels from one thread of a
+# process only, which is all it supports). Measured: TBB (numba's first choice when libtbb is
+# installed, as it is next to Macaulay2) spun 15-80 s in its finalization at interpreter exit
+# after `numag fiber --timeout` returned (gdb: tbb::finalize from numba's unload_tbb); OpenMP
+# spin-waits between the many small kernel launches of the endgame: the 11-component
+# decomposition took 10.1 s of CPU with OpenMP, 4.7 s with workqueue or TBB (seed 1, load 7.6).
+numba.config.THREADING_LAYER_PRIORITY = ["workqueue", "tbb", "omp"]
 
 CONST, ADD, SUB, MUL, SCALE = 0, 1, 2, 3, 4
 
