@@ -14,6 +14,8 @@ import os
 import sqlite3
 import sys
 
+from witness.cli import OneLineErrorParser
+
 from .commands.common import flag
 from .options import OptionError
 
@@ -21,7 +23,7 @@ COMMANDS = ("dim", "fiber", "classify", "degree", "sweep", "reproduce")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineErrorParser(
         prog="numag", description="Numerical algebraic geometry of self-attention neuromanifolds.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:

@@ -153,8 +153,15 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
+class OneLineErrorParser(argparse.ArgumentParser):
+    """argparse with a one-line error (exit 2) instead of the usage block before it."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m witness",
+    ap = OneLineErrorParser(prog="python -m witness",
                                  description="Witness sets and numerical irreducible "
                                              "decomposition of polynomial systems.")
     sub = ap.add_subparsers(dest="command", required=True)

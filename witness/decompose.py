@@ -37,8 +37,10 @@
 
 ``certified`` is true only when every component passes its trace test, nothing is unresolved
 or unexplained (from our supersets and from every finished PHCpack run), and the accounting adds
-up at every dimension. A decomposition with no component is certified only when every path of
-every dimension ended at infinity or off V(F) (V(F) is empty).
+up at every dimension. A decomposition with no component is certified only when V(F) is empty
+for a constant reason (e.g. the equation 1 = 0): paths that all end at infinity do not prove
+it, since double precision cannot tell |x| > ~1e8 from infinity (`x - 1e9` in C^3 was certified
+empty; issue 10 item 3: zero components for a consistent system is never certified).
 """
 from __future__ import annotations
 
@@ -166,7 +168,9 @@ class NumericalIrreducibleDecomposition:
         paths ending on components = sum of degree x multiplicity of the components found by
         our tracker at that dimension; every finite endpoint placed on a component, as junk or
         off V(F)), not only taken from the builder's flags (issue 10 item 3)."""
+        empty_proved = any(a.get("inconsistent") is not None for a in self.accounting)
         return (not self.unresolved and not self.unexplained
+                and (bool(self.components) or empty_proved)
                 and all(c.trace.verdict is True for c in self.components)
                 and bool(self.accounting) and all(a["adds_up"] for a in self.accounting)
                 and all(self._adds_up(a) for a in self.accounting))
@@ -782,6 +786,11 @@ def _checks(B: _Builder, comps, run_info) -> list[dict]:
                    f"their deflated systems); {len(B.unresolved)} groups unresolved"},
         {"name": "every_point_accounted", "passed": not B.unexplained,
          "detail": f"{len(B.unexplained)} witness superset points unexplained"},
+        *([] if comps else [{"name": "components_found", "passed": False,
+                            "detail": "no component found, and V(F) is not empty for a "
+                                      "constant reason: paths at infinity do not prove it "
+                                      "empty (a root beyond |x| ~ 1e8 looks infinite in double "
+                                      "precision)"}]),
         {"name": "paths_add_up", "passed": bool(acc) and all(a["adds_up"] for a in acc),
          "detail": "; ".join(f"dim {a['dim']}: {a.get('paths')} paths, "
                              f"{'adds up' if a['adds_up'] else 'does NOT add up'}"

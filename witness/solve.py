@@ -216,12 +216,16 @@ def endpoint_status(F: PolynomialSystem, tr: TrackResult, options: Options
 
 def full_rank(F: PolynomialSystem, x: np.ndarray, accuracy: float, options: Options,
               A=None) -> bool:
-    """Does [J_F(x); A] have full column rank n (decided)? Rows scaled by their terms at x."""
+    """Does [J_F(x); A] have full column rank n (decided)? Rows scaled by their terms at x,
+    columns by max(1, |x_j|) (then an entry is a term's size: x_j ∂f/∂x_j; without the column
+    scale a simple root of x − 1e8 had a scaled Jacobian of 5e-9 and was called singular)."""
     tau = max(options.rank.zero_below, ERROR_FACTOR * _finite(accuracy))
     if not tau < 1:
         return False
-    J = F.jacobian(x[None, :])[0] / row_scales(F.polynomials, x)[:, None]
+    col = np.maximum(1.0, np.abs(x))
+    J = F.jacobian(x[None, :])[0] / row_scales(F.polynomials, x)[:, None] * col[None, :]
     if A is not None and len(A):
+        A = np.asarray(A) * col[None, :]
         J = np.vstack([J, A / np.abs(A).sum(axis=1, keepdims=True)])
     dec = scaled_rank(J, replace(options.rank, zero_below=tau))
     return dec.decided and dec.rank == F.n_vars

@@ -43,8 +43,9 @@ precision as an independent check. One assembly function, ``solve_report``.
 
 ``complete`` is true only when the path accounting is complete (``PathSolve.complete``: every
 path in exactly one end state, none failed, every point decided, the counts add up), every
-isolated solution of ours passed the residual check, and PHCpack found no regular solution we
-missed.
+isolated solution of ours passed the residual check, PHCpack found no regular solution we
+missed, and no difference stayed unresolved (e.g. `x - 1e8`: our one path ends at the boundary
+of what double precision tells from infinity, PHCpack has the root; that is not complete).
 """
 from __future__ import annotations
 
@@ -203,8 +204,14 @@ class SolveReport:
         return sum(d["kind"] == "only PHCpack" and d["regular"] for d in self.check.differences)
 
     @property
+    def unresolved(self) -> int:
+        """Differences from PHCpack that neither run explains (verdict 'unresolved: …')."""
+        return sum(d["verdict"].startswith("unresolved") for d in self.check.differences)
+
+    @property
     def complete(self) -> bool:
-        return self.paths.complete and self.rejected == 0 and self.missed == 0
+        return (self.paths.complete and self.rejected == 0 and self.missed == 0
+                and self.unresolved == 0)
 
     def path_json(self) -> dict:
         p = self.paths

@@ -39,6 +39,22 @@ NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")    # a variable or parameter name
 _PHC_FORBIDDEN = re.compile(r"^(e|E|zz\d+|ss\d+)$")   # names PHCpack misreads (phcpy-notes.md)
 
 
+def _check_double_range(p: dict, i: int, text: str) -> None:
+    """Every coefficient must be a nonzero double when nonzero: tracking and PHCpack work in
+    (multiples of) double precision, where 1e400 is infinite and 1e-400 is zero (both crashed or
+    silently changed the system)."""
+    for c in p.values():
+        try:
+            v = complex(c)
+            bad = (not (math.isfinite(v.real) and math.isfinite(v.imag))) or (c != 0 and v == 0)
+        except OverflowError:
+            bad = True
+        if bad:
+            raise PolynomialSyntaxError(i, 0, text, "a coefficient is outside the range of double "
+                                                    "precision (about 1e-308 to 1e308), which the "
+                                                    "tracker and PHCpack need")
+
+
 class PolynomialSyntaxError(ValueError):
     """A polynomial string could not be parsed.
 
@@ -341,6 +357,8 @@ class PolynomialSystem:
                                             f"{', '.join(variables)})")
         varindex = {v: k for k, v in enumerate(variables)}
         parsed = [_Parser(t, i, varindex).parse() for i, t in enumerate(polys)]
+        for i, p in enumerate(parsed):
+            _check_double_range(p, i, polys[i])
         return cls(tuple(variables), tuple(parsed))
 
     @classmethod
