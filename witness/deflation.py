@@ -224,17 +224,7 @@ def square_part_by_degree(D: PolynomialSystem, dim: int, rng: np.random.Generato
         R[row, i] = 1.0
     R[len(keep):, group] = _cn(rng, r, len(group)) / np.where(norms[group] > 0,
                                                              norms[group], 1.0)[None, :]
-    polys = []
-    for row in R:
-        q: dict = {}
-        for c, p in zip(row, D.polynomials):
-            if c == 0:
-                continue
-            for e, v in p.items():
-                q[e] = q.get(e, 0) + complex(c) * complex(v)
-        polys.append(q)
-    base = D.original if D.original is not None else D
-    return PolynomialSystem(D.variables, tuple(polys), original=base, randomization=R)
+    return D.combined(R)
 
 
 def regular_on(G: PolynomialSystem, y: np.ndarray, A: np.ndarray, accuracy: float,

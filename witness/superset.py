@@ -46,17 +46,7 @@ def degree_ordered_randomization(F: PolynomialSystem, k: int, rng: np.random.Gen
         R[row, i] = 1.0
     R[:, rest] = random_complex(rng, k, len(rest))
     R = R / np.where(norms > 0, norms, 1.0)[None, :]
-    polys = []
-    for row in R:
-        q: dict = {}
-        for r, p in zip(row, F.polynomials):
-            if r == 0:
-                continue
-            for e, c in p.items():
-                q[e] = q.get(e, 0) + complex(r) * complex(c)
-        polys.append(q)
-    base = F.original if F.original is not None else F
-    return PolynomialSystem(F.variables, tuple(polys), original=base, randomization=R)
+    return F.combined(R)
 
 
 def sliced_system(G: PolynomialSystem, A: np.ndarray, b: np.ndarray) -> PolynomialSystem:

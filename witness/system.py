@@ -693,10 +693,17 @@ class PolynomialSystem:
             if w.shape != (self.n_equations,) or not np.all(np.isfinite(w) & (w > 0)):
                 raise ValueError(f"row_scale must be {self.n_equations} positive finite numbers")
             R = R * w[None, :]
+        return self.combined(R)
+
+    def combined(self, R: np.ndarray) -> "PolynomialSystem":
+        """The system R F (R: (k, m) complex; zero entries skipped), remembering the original
+        system and the total randomization (R times self's, if self is randomized)."""
         polys = []
         for row in R:
             q: Poly = {}
             for r, p in zip(row, self.polynomials):
+                if r == 0:
+                    continue
                 for e, c in p.items():
                     q[e] = q.get(e, 0) + complex(r) * complex(c)
             polys.append(q)
