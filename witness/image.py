@@ -99,8 +99,24 @@ CHUNK = 256              # paths per track_slices call: its collision check hold
 
 
 # ----------------------------------------------------------------------------- the map
+class _Shape:
+    """n_source, n_target and variables of a map from its ``coordinates`` system."""
+
+    @property
+    def n_source(self) -> int:
+        return self.coordinates.n_vars
+
+    @property
+    def n_target(self) -> int:
+        return self.coordinates.n_equations
+
+    @property
+    def variables(self) -> tuple[str, ...]:
+        return self.coordinates.variables
+
+
 @dataclass(frozen=True, eq=False)
-class PolynomialMap:
+class PolynomialMap(_Shape):
     """f: C^n → C^m, x ↦ (f_1(x), ..., f_m(x)).
 
     coordinates: a PolynomialSystem whose m polynomials are the coordinates f_i and whose
@@ -114,18 +130,6 @@ class PolynomialMap:
         malformed input)."""
         return cls(PolynomialSystem.from_strings(polys, variables))
 
-    @property
-    def n_source(self) -> int:
-        return self.coordinates.n_vars
-
-    @property
-    def n_target(self) -> int:
-        return self.coordinates.n_equations
-
-    @property
-    def variables(self) -> tuple[str, ...]:
-        return self.coordinates.variables
-
     def homogeneous_degree(self) -> int | None:
         """e if every coordinate is homogeneous of degree e ≥ 1 (zero coordinates allowed),
         else None."""
@@ -137,7 +141,7 @@ class PolynomialMap:
 
 
 @dataclass(frozen=True, eq=False)
-class ProgramMap:
+class ProgramMap(_Shape):
     """f: C^n → C^m given by a straight-line program (``witness.program_system.ProgramSystem``
     whose outputs are the coordinates), evaluated as written: no expansion.
 
@@ -148,18 +152,6 @@ class ProgramMap:
     to ``image_degree`` or accept the numerical rank."""
     coordinates: ProgramSystem
     homogeneous: int | None = None
-
-    @property
-    def n_source(self) -> int:
-        return self.coordinates.n_vars
-
-    @property
-    def n_target(self) -> int:
-        return self.coordinates.n_equations
-
-    @property
-    def variables(self) -> tuple[str, ...]:
-        return self.coordinates.variables
 
     def homogeneous_degree(self) -> int | None:
         return self.homogeneous
