@@ -917,12 +917,21 @@ def _blackbox(fs: FiberSystem, comps: list[FiberComponent], seed: int, rng):
 
 def _compare(expected, comps, dim0, bb, skipped=(), complete=None
              ) -> tuple[bool | None, str, list[str]]:
-    checks, problems = [], []
+    checks, problems, pending = [], [], []
     first = expected[0]
     if first.dim is not None:
         ok = dim0 == first.dim
         checks.append(f"fiber dimension at W0 {dim0} {'=' if ok else '≠'} predicted {first.dim}")
-        if dim0 > first.dim:
+        top = max((c.dim for c in comps), default=None)
+        if dim0 > first.dim and top is not None and top < dim0:
+            # the nullity bounds the local dimension only from above; it is the dimension
+            # only at a smooth point (all-zero weights: nullity 12, components 9, 9, 6)
+            checks.append(f"W0 is a singular point of the fiber: its Jacobian nullity {dim0} "
+                          f"exceeds the dimension of every component found ({top})")
+            if complete is not True:
+                pending.append(f"a component of dimension up to {dim0} through W0 (a singular "
+                               f"point of the fiber) is not excluded: completeness not proven")
+        elif dim0 > first.dim:
             problems.append(f"extra dimension: {dim0} > {first.dim}")
         elif not ok:
             problems.append(f"dimension {dim0} < predicted {first.dim}")
@@ -956,6 +965,7 @@ def _compare(expected, comps, dim0, bb, skipped=(), complete=None
     undecided += [f"'{c.label}' (dim {c.dim}): not proven distinct from an earlier component "
                   f"(membership undecided)" for c in comps if c.distinct is None]
     undecided += [f"'{label}' (monodromy not run: time budget exhausted)" for label in skipped]
+    undecided += pending
     # a predicted component not reached separately contradicts the prediction only when the
     # decomposition is proven complete; otherwise its monodromy set may have been merged with
     # another by a path jump and not certified after the split (measured: (2,2,2)/(1,1) seed 1)

@@ -1,5 +1,6 @@
 """Fibers by monodromy from W0 vs the known symmetries (HMK; paper-notes §2–3)."""
 import dataclasses
+import json
 from fractions import Fraction
 
 import numpy as np
@@ -481,3 +482,19 @@ def test_a_set_not_confirmed_one_orbit_is_not_certified():
     assert not loose.certified and isinstance(loose, FiberComponent)
     matches, verdict, _ = _compare(r.expected, [loose], r.dimension, None)
     assert matches is None and "did not confirm one orbit" in verdict, verdict
+
+
+def test_all_zero_weights_are_a_singular_point_not_a_mismatch(tmp_path):
+    """W0 = 0 (3,2,1): phi = 0, the zero fiber {Kᵀ Q = 0} ∪ {V = 0}; at W0 the differential
+    vanishes, so the Jacobian nullity is all 12 parameters, while the components through W0
+    have dims 9, 9 (Q = 0 or K = 0, V free) and 6 (V = 0). The nullity must not be read as the
+    fiber's dimension (a new user got 'does not match: extra dimension 12 > 9')."""
+    from numag.io import load_weights
+    p = tmp_path / "zero.json"
+    p.write_text(json.dumps({"widths": [3, 2], "ranks": [1], "layers": [
+        {"Q": [[0, 0, 0]], "K": [[0, 0, 0]], "V": [[0, 0, 0], [0, 0, 0]]}]}))
+    arch, layers = load_weights(str(p))
+    r = fiber(arch, layers, seed=0, complete_check=False)
+    assert r.dimension == 12 and sorted(c.dim for c in r.components) == [6, 9, 9]
+    assert r.matches is not False
+    assert any("singular point of the fiber" in e for e in r.evidence)

@@ -47,8 +47,11 @@ def render(r: FiberDecomposition) -> str:
     rows = [("architecture", str(r.architecture)), ("point type", r.point_type),
             ("point ranks", r.ranks),
             ("fiber dimension", f"{r.dimension} (exact Jacobian nullity at W0"
-             + (f"; {r.tangent_dimension} before deflation)" if r.tangent_dimension != r.dimension
-                else ")"))]
+             + (f"; {r.tangent_dimension} before deflation" if r.tangent_dimension != r.dimension
+                else "")
+             + ("; above every component found: W0 is a singular point of the fiber, where "
+                "the nullity is only an upper bound)"
+                if r.components and r.dimension > max(c.dim for c in r.components) else ")"))]
     for c in r.components:
         t = c.trace_test
         rows.append(("component", f"dim {c.dim}, degree {c.degree}, trace test "

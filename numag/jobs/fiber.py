@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..architecture import Architecture
 from ..fibers import FiberDecomposition, fiber
@@ -109,6 +109,8 @@ def run_fiber(options: FiberOptions, progress: bool | None = None) -> FiberDecom
         if (options.widths or options.ranks) and given != (arch.widths, arch.ranks):
             raise OptionError(f"{{widths}}/{{ranks}} {given} contradict the weights file "
                               f"({arch.widths}, {arch.ranks})", "widths", "ranks")
+        if options.tokens != arch.tokens:           # the file has no tokens: the option's
+            arch = replace(arch, tokens=options.tokens)
     else:
         arch, layers = options.architecture(), None
     return fiber(arch, layers, kind=options.point or PointKind.GENERIC, seed=options.seed,
