@@ -70,6 +70,7 @@ def mp_min_margin(digits: int) -> float:
 
 
 MIN_DIGITS = 15          # below, mpmath resolves no more than float64 does
+MAX_DIGITS = 300         # the tolerance 10^(-0.8 digits) is a double: above ~380 it underflows
 
 
 @dataclass(frozen=True)

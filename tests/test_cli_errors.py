@@ -108,7 +108,7 @@ def test_empty_entry_in_a_comma_list(capsys, widths):
     (["classify", "p.json", "--seed", "-1"], "--seed", ">= 0"),
     (["classify", "p.json", "--min-margin", "0"], "--min-margin", ">= 1"),
     (["classify", "p.json", "--tolerance", "1"], "--tolerance", "in (0, 1)"),
-    (["classify", "p.json", "--digits", "10"], "--digits", ">= 15"),
+    (["classify", "p.json", "--digits", "10"], "--digits", "in [15, 301)"),
     (["reproduce", "--seed", "-1"], "--seed", ">= 0"),
 ])
 def test_out_of_range_values_name_the_option(capsys, argv, option, rule):

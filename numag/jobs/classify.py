@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from ..classify import Classification, RankOptions
 from ..classify.batch import ClassificationBatch, classify_file
 from ..options import Bound, option, validate
-from ..rank import MIN_DIGITS
+from ..rank import MAX_DIGITS, MIN_DIGITS
 
 
 @dataclass(frozen=True)
@@ -21,7 +21,8 @@ class ClassifyOptions:
     """
 
     file: str = option(file=True, help="a JSON point, or JSON lines (batch)")
-    digits: int = option(50, bound=Bound(MIN_DIGITS), help="mpmath digits of every decision")
+    digits: int = option(50, bound=Bound(MIN_DIGITS, MAX_DIGITS + 1),
+                         help="mpmath digits of every decision")
     float64: bool = option(False, help="decide in float64 instead (never certifies a special "
                                        "class)")
     tolerance: float | None = option(None, bound=Bound(0, 1, strict=True),

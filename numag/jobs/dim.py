@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from ..architecture import Architecture
 from ..dimension import DimensionResult, Method, dimension
 from ..options import Bound, option, validate
-from ..rank import MIN_DIGITS, RankOptions
+from ..rank import MAX_DIGITS, MIN_DIGITS, RankOptions
 from .architecture import (Family, activation_degree_option, architecture_of, bias_option,
                            family_option, heads_option)
 
@@ -41,7 +41,8 @@ class DimOptions:
     trials: int | None = option(None, bound=Bound(1), help="random points (default up to 3)")
     inputs: int | None = option(None, bound=Bound(1), help="number of inputs N (default: grown "
                                                            "until the rank saturates)")
-    digits: int = option(50, bound=Bound(MIN_DIGITS), help="mpmath digits of method mp")
+    digits: int = option(50, bound=Bound(MIN_DIGITS, MAX_DIGITS + 1),
+                         help="mpmath digits of method mp")
     arch: Family = family_option()
     heads: int | None = heads_option()
     activation_degree: int | None = activation_degree_option()
