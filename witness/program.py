@@ -482,8 +482,10 @@ def homogenize(P: Program, n_hom: int | None = None, name: str = "x_h") -> Progr
     powers = {0: b.const(1), 1: x0}
 
     def x0pow(k: int) -> Node:
-        if k not in powers:
-            powers[k] = b.mul(x0pow(k - 1), x0)
+        top = max(powers)
+        while top < k:                       # iterative: a recursion 1000 deep overflowed
+            powers[top + 1] = b.mul(powers[top], x0)
+            top += 1
         return powers[k]
 
     for op, a, c in P.code:

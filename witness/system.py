@@ -97,7 +97,17 @@ def _tokenize(text: str, index: int) -> list[tuple[str, str, int]]:
     return tokens
 
 
+MAX_EXPONENT = 1000          # x^k with k above: refused (x^99999999 expanded for minutes)
+MAX_DECIMAL_EXPONENT = 400   # 1eK with |K| above: refused before 10^K is built (it hung)
+
+
 def _number(tok: str) -> Coeff:
+    """A numeral as an exact Fraction (an imaginary one 'Nj' as a complex). ValueError when its
+    decimal exponent is beyond MAX_DECIMAL_EXPONENT (far outside double precision anyway)."""
+    mant, _, exp = tok.rstrip("j").lower().partition("e")
+    if exp and abs(int(exp)) > MAX_DECIMAL_EXPONENT:
+        raise ValueError(f"the number {tok[:20]}{'…' if len(tok) > 20 else ''} is outside the "
+                         f"range of double precision (about 1e-308 to 1e308)")
     if tok.endswith("j"):
         return complex(0.0, float(tok[:-1]))
     return Fraction(tok)
@@ -190,7 +200,10 @@ class _Parser:
             tok = self.take()
             if tok[0] != "num" or not tok[1].isdigit():
                 raise self.error("exponent must be a nonnegative integer", tok)
-            k = int(tok[1])
+            k = int(tok[1]) if len(tok[1]) < 8 else MAX_EXPONENT + 1
+            if k > MAX_EXPONENT:
+                raise self.error(f"exponent above {MAX_EXPONENT} (a total degree this high is "
+                                 f"beyond what the tracker can solve)", tok)
             out = self.const(Fraction(1))
             for _ in range(k):
                 out = _mul(out, p)
@@ -201,7 +214,10 @@ class _Parser:
         tok = self.take()
         kind, val, pos = tok
         if kind == "num":
-            return self.const(_number(val))
+            try:
+                return self.const(_number(val))
+            except ValueError as exc:
+                raise self.error(str(exc), tok) from None
         if kind == "name":
             if val in RESERVED_NAMES:
                 return self.const(1j)
