@@ -303,3 +303,12 @@ def test_degree_of_a_multihead_layer_that_fills_its_ambient_space_is_one():
     (a linear space: degree 1)."""
     r = degree(Architecture.multihead((2, 1), (1,), 2, 2), seed=1)
     assert (r.dimension, r.degree, r.certified) == (6, 1, True)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_badly_scaled_parabola_is_not_certified_as_a_line(seed):
+    # (s, 1e4 s^2) parametrizes the parabola w2 = 1e4 w1^2: degree 2 (a line meets it twice).
+    # With a unit pencil step on image points of size ~1e4 the trace test passed on ONE point
+    # (seed 1: degree 1 "certified", found by a new-user trial)
+    check(image_degree(PolynomialMap.from_strings(["s", "1e4*s^2"], ["s"]), seed=seed),
+          1, 0, 2, False)
