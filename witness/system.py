@@ -445,9 +445,11 @@ class PolynomialSystem:
         vals = {}
         for k, v in values.items():
             try:
-                vals[k] = _clean_coeff(Fraction(v.strip()) if isinstance(v, str) else v)
+                vals[k] = _clean_coeff(_number(v.strip()) if isinstance(v, str) else v)
+                _check_double_range({(): vals[k]}, 0, str(v))
             except (ValueError, TypeError, ZeroDivisionError):
-                raise ValueError(f"value of {k} is not a finite number: {v!r}") from None
+                raise ValueError(f"value of {k} is not a finite number in double precision's "
+                                 f"range: {str(v)[:40]!r}") from None
         keep = [k for k, v in enumerate(self.variables) if v not in vals]
         gone = [(k, vals[v]) for k, v in enumerate(self.variables) if v in vals]
         polys = []
@@ -459,6 +461,12 @@ class PolynomialSystem:
                 f = tuple(e[k] for k in keep)
                 q[f] = q.get(f, 0) + c
             polys.append({e: c for e, c in q.items() if c != 0})
+        for i, p in enumerate(polys):              # a product of values can leave the range
+            try:
+                _check_double_range(p, i, f"polynomial {i} after substitution")
+            except PolynomialSyntaxError:
+                raise ValueError(f"polynomial {i}: a coefficient after substituting the values "
+                                 f"is outside the range of double precision") from None
         return PolynomialSystem(tuple(self.variables[k] for k in keep), tuple(polys))
 
     def __repr__(self) -> str:
