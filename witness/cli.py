@@ -169,8 +169,11 @@ def _parser() -> argparse.ArgumentParser:
                            ("solve", "isolated solutions of a square system")):
         p = sub.add_parser(name, help=helptext)
         _add_common(p)
-        p.add_argument("--seed", type=int, default=1, help="seed (recorded in the output)")
-        p.add_argument("--precision", choices=phc.PRECISIONS, default="d")
+        p.add_argument("--seed", type=int, default=1,
+                       help="seed (default 1; recorded in the output)")
+        p.add_argument("--precision", choices=phc.PRECISIONS, default="d",
+                       help="PHCpack's precision: double, double-double, quad-double "
+                            "(default d)")
         if name == "solve":
             p.add_argument("--certify", action="store_true",
                            help="prove the solutions with the Krawczyk test (witness.certify)")
@@ -196,7 +199,8 @@ def _parser() -> argparse.ArgumentParser:
     _add_family(p)
     p.add_argument("--target", required=True, metavar="TARGET.json",
                    help='{"parameters": {...}}: the target parameter values')
-    p.add_argument("--seed", type=int, default=1, help="seed (recorded in the output)")
+    p.add_argument("--seed", type=int, default=1,
+                   help="seed (default 1; recorded in the output)")
     _add_common(image.add_parser(sub))
     return ap
 
@@ -267,5 +271,6 @@ def _decompose_text(out: dict) -> str:
         lines.append(f"  dim {c['dim']}, degree {c['degree']}{mult}, trace residual "
                      f"{c['trace']['residual']:.1e}")
     for ck in out["checks"]:
-        lines.append(f"  [{'ok' if ck['passed'] else '!!'}] {ck['name']}: {ck['detail']}")
+        mark = {True: "ok", False: "!!", None: "--"}[ck["passed"]]    # --: not checked
+        lines.append(f"  [{mark}] {ck['name']}: {ck['detail']}")
     return "\n".join(lines)

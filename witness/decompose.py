@@ -132,7 +132,7 @@ class NumericalIrreducibleDecomposition:
     the reason; unexplained: points of a witness superset (ours or PHCpack's) that are on no
     reported component and not proven junk; accounting: per dimension, the paths of our
     superset by end state and by where their points were placed; runs: the PHCpack runs (seed,
-    finished, error); checks: list of {name, passed, detail}; seeds: PHCpack seeds; seed: ours;
+    finished, error); checks: list of {name, passed (None: not checked), detail}; seeds: PHCpack seeds; seed: ours;
     precision (PHCpack's); seconds."""
     system: PolynomialSystem
     components: tuple[Component, ...]
@@ -795,7 +795,7 @@ def _checks(B: _Builder, comps, run_info) -> list[dict]:
          "detail": "; ".join(f"dim {a['dim']}: {a.get('paths')} paths, "
                              f"{'adds up' if a['adds_up'] else 'does NOT add up'}"
                              for a in acc)},
-        {"name": "runs_agree", "passed": agree,
+        {"name": "runs_agree", "passed": agree if finished else None,   # None: not checked
          "detail": (f"PHCpack runs finished: {finished or 'none'}; not finished: "
                     f"{why_not or 'none'}; " +
                     ("every finished run found every component and nothing else" if agree

@@ -885,7 +885,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                                    "(pseudo-witness set, certified by the trace test). FILE: "
                                    "'variables: x, y' header, then one coordinate polynomial "
                                    "per line.")
-    p.add_argument("--seed", type=int, default=1, help="seed (recorded in the output)")
+    p.add_argument("--seed", type=int, default=1, help="seed (default 1; recorded in the output)")
     p.add_argument("--timeout", type=float, default=600.0,
                    help="seconds of monodromy before giving up (undecided); default 600")
     p.add_argument("--points", action="store_true",
