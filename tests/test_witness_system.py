@@ -42,6 +42,8 @@ def test_from_dicts_and_explicit_variable_order():
     ("x / y", 4, "division"),
     ("x # 2", 2, "unexpected character"),
     ("2*x*)", 4, "unexpected ')'"),
+    ("x + nan", 4, "not a finite number"),     # was read as a third variable 'nan'
+    ("x*Inf - 1", 2, "not a finite number"),
 ])
 def test_malformed_polynomial_names_index_and_position(text, position, words):
     with pytest.raises(PolynomialSyntaxError) as info:

@@ -35,6 +35,8 @@ Coeff = Fraction | complex
 Poly = dict[tuple[int, ...], Coeff]
 
 RESERVED_NAMES = {"i", "I"}          # imaginary unit
+# read as variables these turned a NaN coefficient into a silent extra unknown
+NOT_NUMBERS = {"nan", "inf", "infinity"}
 NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")    # a variable or parameter name
 _PHC_FORBIDDEN = re.compile(r"^(e|E|zz\d+|ss\d+)$")   # names PHCpack misreads (phcpy-notes.md)
 
@@ -91,6 +93,11 @@ def _tokenize(text: str, index: int) -> list[tuple[str, str, int]]:
             raise PolynomialSyntaxError(index, bad, text, f"unexpected character {text[bad]!r}")
         kind = m.lastgroup
         start = m.start(kind)
+        if kind == "name" and m.group(kind).lower() in NOT_NUMBERS:
+            raise PolynomialSyntaxError(index, start, text,
+                                        f"{m.group(kind)!r} is not a finite number (NaN and "
+                                        f"infinite coefficients are refused; no variable may "
+                                        f"be named so)")
         tokens.append((kind, m.group(kind), start))
         pos = m.end()
     tokens.append(("end", "", len(text_stripped)))
