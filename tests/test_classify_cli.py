@@ -41,6 +41,8 @@ def test_ambient_points(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["labels"] == [] and out["membership"]["in_M"] is False
     assert out["membership"]["residual"] > 0.01
+    assert main(["classify", write(tmp_path, "psd.json", PSD), "--no-evidence"]) == 0
+    assert "no factors A, V" in capsys.readouterr().out     # was "A = None, V = None"
     assert main(["classify", write(tmp_path, "ind.json", INDEF), "--json", "--no-evidence"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["labels"] == ["smooth"] and out["membership"]["in_M"] is True
@@ -53,6 +55,14 @@ def test_batch_summary_table(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "4 point(s) at 50 digits" in out
     assert "not in M: 1" in out and "singular, boundary: 1" in out and "smooth: 1" in out
+    zero = {"widths": [2, 2], "ranks": [1], "A": [[0, 0], [0, 0]], "V": [[0, 0], [0, 0]]}
+    z = tmp_path / "zero.jsonl"
+    z.write_text(json.dumps(zero) + "\n")
+    assert main(["classify", str(z), "--no-evidence"]) == 0
+    row = capsys.readouterr().out.splitlines()[2]
+    # the zero point's ranks are exact zeros: margin inf, whole (was cut to "inf (exac")
+    assert " inf " in row, row
+    assert "(exac" not in row
     assert main(["classify", str(p), "--no-evidence", "--json"]) == 0
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert [x["labels"] for x in lines] == [["singular"], ["singular", "boundary"], [], ["smooth"]]

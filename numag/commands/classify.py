@@ -63,7 +63,7 @@ def render(r: Classification) -> str:
         m = r.membership
         rows.append(("in M", f"{ {True: 'yes', False: 'no', None: 'undecided'}[m.in_M]}  "
                              f"(residual {m.residual:.3g}; {m.reason})"))
-    rows.append(("ranks", f"A = {r.ranks.get('A')}, V = {r.ranks.get('V')}"))
+    rows.append(("ranks", _ranks_text(r)))
     for x in r.decisions:
         state = "decided" if x.decided else f"UNDECIDED, candidates {list(x.candidates)}"
         rows.append((f"  {x.quantity}", f"{x.value}  ({state}; margin {_g(x.margin)}, "
@@ -93,8 +93,21 @@ def render(r: Classification) -> str:
     return "\n".join(lines)
 
 
-def _g(x: float) -> str:
-    return "inf (exact zero)" if x == float("inf") else f"{x:.3g}"
+def _ranks_text(r) -> str:
+    """rk A and rk V, or why there are none (a tensor outside M has no factors A, V)."""
+    A, V = r.ranks.get("A"), r.ranks.get("V")
+    if A is None and V is None:
+        outside = r.membership is not None and r.membership.in_M is False
+        return "none: the tensor is not in M, so it has no factors A, V" if outside \
+            else "not computed"
+    return f"A = {_s(A)}, V = {_s(V)}"
+
+
+def _g(x: float, short: bool = False) -> str:
+    """A margin; infinite means the deciding quantity is an exact zero."""
+    if x == float("inf"):
+        return "inf" if short else "inf (exact zero)"
+    return f"{x:.3g}"
 
 
 def render_batch(batch: ClassificationBatch) -> str:
@@ -110,10 +123,12 @@ def render_batch(batch: ClassificationBatch) -> str:
         d, dp, a = r.shape
         agree = ", ".join(f"{k[:4]}:{v}" for k, v in r.agreement.items()) or "-"
         out.append(f"{name:<28} {f'({d},{dp},{a})':<10} {label_text(r):<28} "
-                   f"{_s(r.ranks.get('A')):>4} {_s(r.ranks.get('V')):>4} {_g(r.margin)[:9]:>9}  {agree}")
+                   f"{_s(r.ranks.get('A')):>4} {_s(r.ranks.get('V')):>4} {_g(r.margin, short=True):>9}  {agree}")
     out.append("")
     out.append(f"{len(batch.entries)} point(s) at {batch.precision.name}: " +
                "; ".join(f"{k}: {v}" for k, v in batch.counts().items()))
+    if any(e.result is not None and e.result.margin == float("inf") for e in batch.entries):
+        out.append("margin inf: the deciding quantity is an exact zero")
     return "\n".join(out)
 
 
