@@ -271,6 +271,19 @@ def test_classify_task_gives_the_commands_json(tmp_path, capsys):
     assert (rec.result["labels"], rec.result["ranks"]) == (expected["labels"], expected["ranks"])
 
 
+def test_classify_batch_with_a_bad_line_is_stored_failed_with_the_good_lines(tmp_path):
+    """`numag classify` exits 2 on a batch with a bad line; the sweep stored it as 'done'."""
+    good = {"widths": [2, 1], "ranks": [1], "layers": [{"Q": [[1, 0]], "K": [[0, 1]],
+                                                         "V": [[1, 2]]}]}
+    batch = tmp_path / "b.jsonl"
+    batch.write_text(json.dumps(good) + "\n{not json\n")
+    rec, = run_tasks([{"task": "classify", "file": str(batch), "digits": 30,
+                       "no-evidence": True}], tmp_path / "s.db", workers=0)
+    assert rec.status == "failed" and "1 of 2 batch lines are bad input" in rec.error, rec
+    assert ":2" in rec.error                                   # names the bad line
+    assert rec.result["points"][0]["labels"] and "error" in rec.result["points"][1]
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("numag.commands.fiber") is None,
                     reason="numag fiber (issue 4) not in this tree yet")

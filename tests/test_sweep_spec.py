@@ -164,6 +164,6 @@ def test_errors_name_the_grid_point(tmp_path):
     path = tmp_path / "s.json"
     path.write_text(json.dumps({"grids": [{"task": "dim", "widths": [[3, 2], [3, 3, 3]],
                                            "ranks": [[1]]}]}))
-    with pytest.raises(ValueError, match=r"grids\[1\] point 2 \(dim\)"):
+    with pytest.raises(ValueError, match=r"grids\[0\] point 2 \(dim\)"):
         load_tasks(path)
     assert len(expand(read_spec(path), "x")) == 2

@@ -53,7 +53,7 @@ class ClassificationBatch:
 
     def to_json(self) -> dict:
         return {"points": [e.to_json() for e in self.entries], "counts": self.counts(),
-                "precision": self.precision.to_json()}
+                "failed": self.failed, "precision": self.precision.to_json()}
 
 
 def label_text(r: Classification) -> str:

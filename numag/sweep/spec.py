@@ -60,7 +60,8 @@ def expand(spec: dict, source: str = "spec") -> list[tuple[str, dict]]:
 
     Returns
     -------
-    [(where, task dict)], e.g. ('spec.json: grids[1] point 4', {"task": "dim", ...}).
+    [(where, task dict)], e.g. ('spec.json: grids[0] point 4', {"task": "dim", ...}): JSON
+    indices from 0 (as in every other message), points of a grid counted from 1.
 
     Raises
     ------
@@ -74,11 +75,11 @@ def expand(spec: dict, source: str = "spec") -> list[tuple[str, dict]]:
     tasks = spec.get("tasks", [])
     if not isinstance(tasks, list):
         raise ValueError(f"{source}: \"tasks\" must be a list of task objects")
-    out += [(f"{source}: tasks[{i}]", t) for i, t in enumerate(tasks, start=1)]
+    out += [(f"{source}: tasks[{i}]", t) for i, t in enumerate(tasks)]   # JSON index, from 0
     grids = spec.get("grids", [])
     if not isinstance(grids, list):
         raise ValueError(f"{source}: \"grids\" must be a list of grid objects")
-    for g, grid in enumerate(grids, start=1):
+    for g, grid in enumerate(grids):
         where = f"{source}: grids[{g}]"
         out += [(f"{where} point {i}", t) for i, t in enumerate(expand_grid(grid, where), 1)]
     if not out:

@@ -4,7 +4,8 @@ Table `tasks` (rowid order = the order tasks were first added):
     key TEXT PRIMARY KEY  canonical hash of task + options + numag version (+ input files)
     task, inputs (JSON of the normalized options, NAME_sha256 per input file), seed, version
     status                'pending' | 'done' | 'failed'
-    result                the job's result JSON as text (status 'done')
+    result                the job's result JSON as text (status 'done'; also 'failed' for a
+                          batch with bad lines: the good lines' results)
     error, traceback      one-line error and full traceback (status 'failed')
     attempts              how many times an outcome was recorded for this row
     seconds, worker, finished   wall time in the worker, 'host:pid', UTC timestamp
@@ -63,7 +64,7 @@ class TaskRecord:
     status
         TaskStatus: 'pending', 'done' or 'failed'.
     result
-        the job's result JSON (None unless done).
+        the job's result JSON (None unless done, or a failed batch's good lines).
     error, traceback
         of a failure (None otherwise).
     attempts

@@ -124,7 +124,8 @@ class Outcome:
     status
         TaskStatus DONE or FAILED.
     result
-        the job's JSON dict as canonical JSON text (None when failed).
+        the job's JSON dict as canonical JSON text (None when failed, except a batch with
+        bad lines: failed, the good lines' results kept).
     error
         one line 'ExceptionType: message' (None when done).
     traceback
@@ -319,6 +320,19 @@ def run_task(task: str, options: dict) -> dict:
     return result
 
 
+def _bad_lines(result: dict) -> str | None:
+    """The error of a batch result with bad lines (a classify batch's "failed" count), else None.
+
+    Such a task is stored 'failed' (as `numag classify` exits 2 on it) with the good lines'
+    results kept: it was stored 'done' before, hiding the bad input."""
+    n = result.get("failed") if isinstance(result.get("points"), list) else None
+    if not n:
+        return None
+    first = next(p for p in result["points"] if p.get("error"))
+    return (f"BadInput: {n} of {len(result['points'])} batch lines are bad input (first: "
+            f"{first.get('where')}: {first['error']}); the other lines' results are stored")
+
+
 def execute(payload: dict) -> Outcome:
     """Worker entry point: run one task payload (TaskSpec.payload()) and never raise.
 
@@ -334,8 +348,10 @@ def execute(payload: dict) -> Outcome:
                                f"for numag {payload['version']}: install the same version")
         result = run_task(payload["task"], payload["options"])
         text = json.dumps(result, sort_keys=False, default=str, allow_nan=True)
-        return Outcome(payload["key"], TaskStatus.DONE, result=text,
-                       seconds=time.perf_counter() - start, worker=where)
+        bad = _bad_lines(result)
+        return Outcome(payload["key"], TaskStatus.FAILED if bad else TaskStatus.DONE,
+                       result=text, error=bad, seconds=time.perf_counter() - start,
+                       worker=where)
     except Exception as exc:
         message = " ".join(f"{type(exc).__name__}: {exc}".split())
         if "daemonic processes are not allowed" in message:
