@@ -45,7 +45,7 @@ from .inputfile import SystemFile, read_system_file
 from .jsonio import parameters_from_json, points_from_json
 from .parameter_cli import run_monodromy, run_track
 from .solve import solve_paths
-from .solve_report import format_point, solve_report
+from .solve_report import format_point, phc_check_deadline, solve_report
 from .system import PolynomialSyntaxError
 
 
@@ -104,7 +104,8 @@ def run_solve(sf: SystemFile, values: dict | None, seed: int, precision: str,
     paths = solve_paths(F, seed=seed)
     r, err = None, ""
     try:
-        r = phc.solve(F, precision=precision, seed=seed)
+        r = phc.solve(F, precision=precision, seed=seed,
+                      timeout=phc_check_deadline(time.perf_counter() - t0))
     except phc.PHCError as exc:
         err = f"{type(exc).__name__}: {exc}"
     rep = solve_report(F, paths, r, phc_error=err, precision=precision,
