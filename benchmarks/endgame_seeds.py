@@ -8,7 +8,8 @@
   Björck–Fröberg), seeds 0, 1: end states, failure reasons, complete.
 
 One line per run: right/wrong, certified, seconds, the load average, failed superset paths by
-reason. Timings on a shared machine are noisy (the load is printed)."""
+reason (of the superset used; a superset redrawn after failed paths, witness/superset.py
+"Redraws", is listed with the failed paths of each draw). Timings on a shared machine are noisy (the load is printed)."""
 from __future__ import annotations
 
 import argparse
@@ -38,9 +39,13 @@ def run_decompose(name, F, expected, seeds):
         sec = time.perf_counter() - t
         got = D.multiplicities()
         fails = {a["dim"]: a["failure_reasons"] for a in D.accounting if a["failure_reasons"]}
+        redrawn = {a["dim"]: [d["failed"] for d in a["draws"]] for a in D.accounting
+                   if len(a.get("draws", ())) > 1}
         print(f"  {name} seed {seed}: {'right' if got == expected else f'WRONG {got}'}, "
               f"{'certified' if D.certified else 'NOT certified'}, {sec:.1f} s ({load()}); "
-              f"failed superset paths {fails or 'none'}", flush=True)
+              f"failed superset paths {fails or 'none'}"
+              + (f"; redrawn supersets (failed paths per draw) {redrawn}" if redrawn else ""),
+              flush=True)
 
 
 def main(argv=None) -> int:

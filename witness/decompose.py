@@ -396,7 +396,16 @@ class _Builder:
 
     def nonreduced(self, d: int, S: Superset, sing: list[_Point]) -> None:
         """Singular points on no higher-dimensional component: non-reduced d-dimensional
-        components (deflation + monodromy), isolated singular points (d = 0)."""
+        components (deflation + monodromy), isolated singular points (d = 0). A point that
+        deflation does not make regular is unexplained only if no component found from
+        another point of the superset contains it (``deflated_component`` matches the
+        component's witness points on the same slice with every singular point not placed
+        yet). Why: issue 10 row 3 restated, ``decompose --seed 1`` (runs=1), dim 4: the double
+        quartic's 4 witness points lie at |x| ~ 40; deflation left the first two undecided
+        (rank gap 1.8; not regular after 1 step), the third deflated, and its certified
+        component's 4 points include the first two, which were reported unexplained because
+        they had been marked before the component was found."""
+        failed = []
         for p in sing:
             if p.where:
                 continue
@@ -411,10 +420,7 @@ class _Builder:
             defl = deflate(self.F, p.x, A=A, b=b, accuracy=_finite(p.acc), rng=self.rng,
                            options=self.opt, max_steps=min(p.k - 1, 4))
             if not defl.regular:
-                p.where = "unexplained"
-                self.unexplained.append(self._why(d, p, f"singular point reached by {p.k} "
-                                                  f"paths that deflation did not make "
-                                                  f"regular: {defl.reason}"))
+                failed.append((p, defl.reason))
                 continue
             loc = local_structure(self.F, defl.x, p.k, A=A, b=b, accuracy=defl.accuracy,
                                   rank=self.opt.rank)
@@ -425,6 +431,12 @@ class _Builder:
                          deflation=defl.deflation, dual=mu)
                 continue
             self.deflated_component(d, S, p, defl, sing, mu)
+        for p, reason in failed:
+            if not p.where:
+                p.where = "unexplained"
+                self.unexplained.append(self._why(d, p, f"singular point reached by {p.k} "
+                                                  f"paths that deflation did not make "
+                                                  f"regular: {reason}"))
 
     def deflated_component(self, d, S: Superset, p: _Point, defl, sing, mu) -> None:
         D = defl.deflation.system if defl.deflation else self.F
@@ -516,7 +528,7 @@ class _Builder:
             "failure_reasons": sol.failure_reasons(), "placed": by,
             "component_paths_expected": expected, "every_point_reached_multiplicity_times":
             exact, "undecided_pairs": len(sol.undecided_pairs), "adds_up": ok,
-            "attempts": len(sol.attempts), "seconds": S.seconds})
+            "attempts": len(sol.attempts), "draws": list(S.draws), "seconds": S.seconds})
         self.stats["off_F"] += by.get("off F", 0)
         self.stats["junk"] += by.get("junk", 0)
 

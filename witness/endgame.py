@@ -30,6 +30,16 @@ before): the estimates stay at v = 1.857 (13/7) while the ratio falls from 1e-6 
 below ~1e-13 they are noise (-2.2 .. 1.6), which broke the agreement of the last three; 9 of
 12 failed paths examined never took a radial step because each step ended with the endpoint
 Newton short of 1e-11 at ratio ~6e-8.
+The radial samples go down to |1 - s| = ``VALUATION_RADIUS`` = 1e-12 (at most
+``VALUATION_STEPS`` = 24), not a fixed 14 steps: from the fibers' endgame_start 0.1, 14 steps
+stopped at 3.7e-10, before the valuation of slow paths settles. Measured on the deep fiber
+(2,1,1)/(1,1), seed 0, dim-5 superset (``numag fiber --widths 2,1,1 --ranks 1,1
+--complete-paths 1100``): 40 paths keep |x0|/|X| ~ 0.07 down to radius ~1e-5, then fall like
+r^(1/3); their estimates rise 0.25 .. 0.31 at step 14 and agree (0.32-0.36, a few 0.15 still
+rising) only at steps 14-17 (radius 9e-11 .. 1.5e-12, ratio 3e-3 .. 1.4e-2); with 14 steps they
+went on to Cauchy loops that did not close within 40 loops (3 gammas, 40 failed paths, 544 s in
+all, not complete); with the floor every one is at infinity in ~1 s and the fiber is complete
+(34 s). From the solve's endgame_start 1e-3 the floor adds one step (15: 9.3e-13).
 
 Algorithm (all active paths batched, each segment one compiled call): from the endgame-zone
 point at s_eg (1 - s_eg ~ ``endgame_start``), go around the circle |s - 1| = |s_eg - 1| along
@@ -74,7 +84,8 @@ from .options import Options
 
 SHRINK = 0.25
 MAX_ROUNDS = 12
-VALUATION_STEPS = 14         # radial samples of the valuation test (radius down by 0.25^14)
+VALUATION_STEPS = 24         # radial samples of the valuation test at most (radius / 0.25^24)
+VALUATION_RADIUS = 1e-12     # ... and none once |1 - s| is below this
 VALUATION_AGREE = 0.1        # relative agreement of the last three valuation estimates
 VALUATION_FALL = 1e-4        # or: |x0|/|X| fell by this factor with every estimate >= vmin,
 VALUATION_TINY = 1e-6        # or fell below this (|x| > 1e6) with every estimate >= vmin
@@ -214,7 +225,7 @@ def valuation(H, X0: np.ndarray, s0: np.ndarray, idx: np.ndarray, opt: Options):
     radii = [np.abs(s - 1.0)]
     alive = np.ones(p, bool)
     for _ in range(VALUATION_STEPS):
-        act = np.flatnonzero(alive)
+        act = np.flatnonzero(alive & (np.abs(s - 1.0) > VALUATION_RADIUS))
         if not len(act):
             break
         s1 = 1.0 + SHRINK * (s[act] - 1.0)
@@ -227,8 +238,10 @@ def valuation(H, X0: np.ndarray, s0: np.ndarray, idx: np.ndarray, opt: Options):
         X[good], s[good] = X2[ok], s1[ok]
         r = np.abs(X[:, 0]) / np.linalg.norm(X, axis=1)
         alive &= ~(r < RATIO_FLOOR)                           # below it: rounding noise
-        ratios.append(np.where(alive, r, np.nan))
-        radii.append(np.where(alive, np.abs(s - 1.0), np.nan))
+        moved = np.zeros(p, bool)
+        moved[good] = True
+        ratios.append(np.where(alive & moved, r, np.nan))
+        radii.append(np.where(alive & moved, np.abs(s - 1.0), np.nan))
     R, T = np.array(ratios), np.array(radii)                 # (steps + 1, p)
     with np.errstate(divide="ignore", invalid="ignore"):
         v = np.log(R[1:] / R[:-1]) / np.log(T[1:] / T[:-1])
