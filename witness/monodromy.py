@@ -326,7 +326,10 @@ def monodromy(F: PolynomialSystem | WitnessSet, dim: int | None = None, point=No
         li = next((l for l in range(len(loops)) if open_pts - pushed[l]), None)
         if li is None and stalled >= REBASE_AFTER and stall_lost and rebase_left:
             rebase_left -= 1
-            W0, st, info = _rebase(st, rng)
+            moved = _rebase(st, rng)
+            if moved is None:
+                continue
+            W0, st, info = moved
             nloops += len(loops)
             rebases.append(info | {"after_loops": nloops})
             loops, pushed, perms, done, checks = [], [], [], {}, []
@@ -456,14 +459,15 @@ def _run_loop(st: _State, loop, todo: np.ndarray, perm: list) -> None:
             perm.append((int(i), int(j)))
 
 
-def _rebase(st: _State, rng) -> tuple[WitnessSet, "_State", dict]:
+def _rebase(st: _State, rng) -> tuple[WitnessSet, "_State", dict] | None:
     """Move every known point to a new random parallel base slice A x = b' (b' standard
     normal, as ``_start`` draws it; one batch, one gamma) and continue there: (the WitnessSet
     on b' with the moved points, the new state, a record). Points whose path fails, or that
     are not DIFFERENT from another moved point, are dropped (monodromy finds them again);
     graph edges between moved points are kept (both ends moved along one path each; the
     one-orbit confirmation does not use them); loops and pencils start afresh (they are
-    defined relative to the base slice).
+    defined relative to the base slice). The start point keeps index 0 (up to 3 slices are
+    tried; None when it never arrives: the search goes on without a rebase).
 
     Why: a search that stalls has a base slice near a branch point of the projection x -> A x,
     where witness points cluster and the paths in and out of the cluster fail or jump.
@@ -473,21 +477,28 @@ def _rebase(st: _State, rng) -> tuple[WitnessSet, "_State", dict]:
     points found none (150 of the run's 203 s); seed 1, component 2: 142 of 144 points, 35
     loops without a new point (396 s of loops)."""
     W = st.W
-    b1 = random_translation(rng, W.dim)
-    tr = track_slices(W.square, W.slice_A, W.slice_b, W.slice_A, b1, st.X,
-                      gamma=random_gamma(rng), method=st.method, options=st.options, rng=rng)
-    st.count(tr)
-    st.where["rebase"] += int((~tr.ok).sum())
-    ok = np.flatnonzero(tr.ok)
-    E = tr.endpoints[ok]
-    err = distinct.error_estimates(tr.accuracy[ok], len(ok), st.options.points)
-    C = distinct.compare_points(E, err, E, err, st.options.points)
-    np.fill_diagonal(C, distinct.DIFFERENT)
-    keep = (C == distinct.DIFFERENT).all(axis=1)
+    for attempt in range(3):   # the start point (index 0) must arrive: it names its component
+        b1 = random_translation(rng, W.dim)
+        tr = track_slices(W.square, W.slice_A, W.slice_b, W.slice_A, b1, st.X,
+                          gamma=random_gamma(rng), method=st.method, options=st.options,
+                          rng=rng)
+        st.count(tr)
+        st.where["rebase"] += int((~tr.ok).sum())
+        ok = np.flatnonzero(tr.ok)
+        E = tr.endpoints[ok]
+        err = distinct.error_estimates(tr.accuracy[ok], len(ok), st.options.points)
+        C = distinct.compare_points(E, err, E, err, st.options.points)
+        np.fill_diagonal(C, distinct.DIFFERENT)
+        keep = (C == distinct.DIFFERENT).all(axis=1)
+        if len(ok) and ok[0] == 0 and keep[0]:
+            break
+    else:
+        return None
     index = np.full(len(st.X), -1)
     index[ok[keep]] = np.arange(int(keep.sum()))
     W1 = WitnessSet(W.system, W.square, W.dim, W.slice_A, b1, E[keep], W.seed, dict(W.info))
     info = {"points": len(st.X), "moved": int(keep.sum()), "failed": int((~tr.ok).sum()),
+            "attempts": attempt + 1,
             "not_distinct": int((~keep).sum()),
             "min_relative_distance_before": _min_relative_distance(st.X),
             "min_relative_distance_after": _min_relative_distance(E[keep])}
