@@ -208,3 +208,38 @@ def test_a_cascade_run_that_did_not_finish_never_counts_as_agreement(monkeypatch
     assert "[--] runs_agree" in _decompose_text(D.to_json())
     assert "PHCpack check runs finished: none, not finished: ['phc:" in \
         _decompose_text(D.to_json())
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_component_not_confirmed_one_orbit_is_not_certified(monkeypatch, seed):
+    """Issue 11 (stop 19, LEFT 4): the trace test cannot tell a component from a union merged
+    by a path jump, so a monodromy group needs its one-orbit confirmation
+    (witness.monodromy._full_loops) too. Simulated: the confirmation returns 'undecided' (as
+    it does when its loops run out) on the twisted cubic, whose one component of degree 3 is
+    otherwise certified (test_known_answer_decompositions). The component is still reported
+    (its trace test passed) but the decomposition is not certified, and the check names it."""
+    mono_mod = sys.modules["witness.monodromy"]    # (witness.monodromy is the function)
+    real = mono_mod._full_loops
+
+    def unconfirmed(*args, **kwargs):
+        out = real(*args, **kwargs)
+        for c in out:
+            c.update(connected=None, split=False)
+        return out
+    monkeypatch.setattr(mono_mod, "_full_loops", unconfirmed)
+    D = decompose(PolynomialSystem.from_strings(["x^2 - y", "x^3 - z"]), seed=seed, runs=0)
+    assert D.degrees() == {1: [3]}
+    (c,) = D.components
+    assert c.trace.verdict is True and c.one_orbit is None and not D.certified
+    (check,) = [k for k in D.checks if k["name"] == "one_orbit"]
+    assert check["passed"] is False and "NOT confirmed: dim 1 degree 3" in check["detail"]
+    assert D.to_json()["components"][0]["one_orbit"] is None
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_components_carry_their_one_orbit_confirmation(seed):
+    """Every component of a certified decomposition is confirmed one orbit (isolated points
+    need no loop); the confirmation is in the JSON."""
+    _, D = decomposed("cyclic-4", seed)
+    assert D.certified and all(c.one_orbit is True for c in D.components)
+    assert all(c["one_orbit"] is True for c in D.to_json()["components"])

@@ -205,3 +205,82 @@ def test_a_path_jump_between_components_is_split_off(seed, monkeypatch):
         np.testing.assert_allclose(shift, np.round(shift[0].real), atol=1e-8)
         assert c.info["one_orbit"] is True
     assert r.split_sets == 1 and r.to_json()["split_sets"] == 1
+
+
+def test_loop_sizes_leave_out_a_level_that_lost_paths():
+    """witness.monodromy._LoopSizes: the level grows with fruitless loops (two per level) up
+    to the largest of LOOP_FACTORS; a loop of level L >= 1 that lost more than LOOP_LOSS_MAX
+    of its paths caps the level at L - 1 for the rest of the run, and new loops are then
+    drawn no larger than that level's factor range (sizes checked against loop_scale)."""
+    mono = importlib.import_module("witness.monodromy")
+    W = monodromy(PolynomialSystem.from_strings(TWISTED), 1, cubic_point(0.7), seed=1).witness_set
+    sizes = mono._LoopSizes(W, np.random.default_rng(0))
+    top = len(mono.LOOP_FACTORS) - 1
+    assert [sizes.level(f) for f in (0, 1, 2, 3, 99)] == [0, 0, 1, 1, top]
+    big = sizes.new_loop(top)
+    sizes.record(big, 100, 5)                        # 5 % lost: not more than 5 %, kept
+    assert sizes.level(99) == top
+    sizes.record(big, 100, 6)
+    assert sizes.level(99) == top - 1
+    for _ in range(20):                              # drawn at level <= top - 1 now
+        A, b1, _, _ = sizes.new_loop(top)
+        ratio = np.linalg.norm(b1 - W.slice_b) / mono.loop_scale(W)
+        assert ratio < mono.LOOP_FACTORS[top - 1][1] * 3   # |complex normal (1,)| < 3 here
+    low = sizes.new_loop(0)
+    sizes.record(low, 10, 10)                        # level 0 is never left out
+    assert sizes.level(0) == 0 and sizes.level(99) == top - 1
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_stalled_search_that_loses_paths_moves_the_base_slice(seed, monkeypatch):
+    """A stall with lost paths simulated: on the first base slice every loop path fails (as
+    the paths into a cluster near a branch point do). After REBASE_AFTER fresh loops the
+    search moves its points to a new random base slice (``_rebase``) and completes there:
+    the twisted cubic has degree 3 (every point exactly (x, x^2, x^3), on the NEW slice, whose
+    cubic a1 x + a2 x^2 + a3 x^3 = b has exactly these 3 roots), trace test and one-orbit
+    confirmation pass, and the rebase is recorded."""
+    mono = importlib.import_module("witness.monodromy")
+    real, first = mono._loop_endpoints, []
+
+    def failing_on_first_slice(st, loop, todo):
+        if not first:
+            first.append(st.W.slice_b.copy())
+        if np.array_equal(st.W.slice_b, first[0]):
+            st.failed += len(todo)               # every path of the loop lost
+            n = st.W.system.n_vars
+            return todo[:0], np.zeros((0, n), complex), np.zeros(0)
+        return real(st, loop, todo)
+    monkeypatch.setattr(mono, "_loop_endpoints", failing_on_first_slice)
+    r = monodromy(PolynomialSystem.from_strings(TWISTED), 1, cubic_point(0.7 + 0.2j), seed=seed)
+    assert len(r.rebases) == 1 and r.rebases[0]["moved"] == 1, r.rebases
+    assert r.rebases[0]["after_loops"] == mono.REBASE_AFTER
+    assert r.complete and r.degree == 3 and len(r.components) == 1
+    assert r.components[0].info["one_orbit"] is True
+    W = r.witness_set
+    assert not np.array_equal(W.slice_b, first[0])
+    x = W.points[:, 0]
+    np.testing.assert_allclose(W.points, np.stack([x, x**2, x**3], 1), atol=1e-10)
+    (a1, a2, a3), = W.slice_A
+    roots = np.roots([a3, a2, a1, -W.slice_b[0]])
+    assert np.abs(np.sort_complex(roots) - np.sort_complex(x)).max() < 1e-8
+    assert r.to_json()["rebases"] == [dict(d) for d in r.rebases]
+
+
+def test_rebase_keeps_points_edges_and_path_counts():
+    """``_rebase`` moves the known points of the twisted cubic (3 points, one edge) to a new
+    parallel slice: all 3 arrive, each is (x, x^2, x^3) on the new slice, the edge between
+    the two moved points is kept, and the 3 paths are counted."""
+    mono = importlib.import_module("witness.monodromy")
+    from witness.options import resolve
+    W = monodromy(PolynomialSystem.from_strings(TWISTED), 1, cubic_point(0.7), seed=2).witness_set
+    st = mono._State(W, np.random.default_rng(5), "numpy", resolve(None))
+    st.add_points(W.points, np.full(3, 1e-14))
+    st.graph.add_edge(0, 2)
+    paths = st.paths
+    W1, st1, info = mono._rebase(st, np.random.default_rng(6))
+    assert info["moved"] == 3 and info["failed"] == 0 and st1.paths == paths + 3
+    assert np.abs(W1.slice_b - W.slice_b).max() > 1e-3 and np.array_equal(W1.slice_A, W.slice_A)
+    x = st1.X[:, 0]
+    np.testing.assert_allclose(st1.X, np.stack([x, x**2, x**3], 1), atol=1e-10)
+    assert np.abs(st1.X @ W1.slice_A.T - W1.slice_b).max() < 1e-10
+    assert st1.graph.number_of_edges() == 1 and st1.W is W1

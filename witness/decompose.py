@@ -85,7 +85,11 @@ class Component:
     grouping: 'isolated', 'monodromy', 'deflation+monodromy'; lifted: the witness set on the
     deflated system (non-reduced components), deflation: its Deflation; paths: paths per witness
     point in our superset; dual_space: local dual-space multiplicity of [F; slice] at a witness
-    point (None when not computed)."""
+    point (None when not computed); one_orbit: the monodromy group was confirmed ONE orbit by
+    loops whose map is known on all of its points (``witness.monodromy._full_loops``: True, or
+    None = not confirmed, e.g. a loop budget; True for isolated points, which need no loop).
+    The trace test alone cannot tell a component from a union of components merged by a path
+    jump (the trace of a union is linear too), so ``certified`` needs both."""
     dim: int
     witness_set: WitnessSet
     trace: TraceTestResult
@@ -96,6 +100,7 @@ class Component:
     deflation: Deflation | None = field(default=None, repr=False)
     paths: tuple[int, ...] = ()
     dual_space: int | None = None
+    one_orbit: bool | None = True
 
     @property
     def degree(self) -> int:
@@ -120,7 +125,7 @@ class Component:
                 "points": points_to_json(self.points), "trace": self.trace.to_json(),
                 "found_by": list(self.found_by), "grouping": self.grouping,
                 "paths_per_point": list(self.paths), "dual_space_multiplicity":
-                self.dual_space,
+                self.dual_space, "one_orbit": self.one_orbit,
                 "deflation": self.deflation.to_json() if self.deflation else None}
 
 
@@ -163,7 +168,8 @@ class NumericalIrreducibleDecomposition:
 
     @property
     def certified(self) -> bool:
-        """Every component passes its trace test, nothing is unresolved or unexplained, and at
+        """Every component passes its trace test and is confirmed one monodromy orbit
+        (``Component.one_orbit``), nothing is unresolved or unexplained, and at
         every dimension the paths add up: recomputed here from the reported components (the
         paths ending on components = sum of degree x multiplicity of the components found by
         our tracker at that dimension; every finite endpoint placed on a component, as junk or
@@ -172,6 +178,7 @@ class NumericalIrreducibleDecomposition:
         return (not self.unresolved and not self.unexplained
                 and (bool(self.components) or empty_proved)
                 and all(c.trace.verdict is True for c in self.components)
+                and all(c.one_orbit is True for c in self.components)
                 and bool(self.accounting) and all(a["adds_up"] for a in self.accounting)
                 and all(self._adds_up(a) for a in self.accounting))
 
@@ -368,7 +375,8 @@ class _Builder:
                 continue
             ws = WitnessSet(self.F, S.G, d, S.A, S.b, c.points, self.seed)
             self.add(d, members, ws, t, 1, "monodromy",
-                     paths=[reg[i].k if i < len(reg) else 0 for i in idx])
+                     paths=[reg[i].k if i < len(reg) else 0 for i in idx],
+                     one_orbit=c.info.get("one_orbit"))
 
     def on_reduced(self, d: int, sing: list[_Point]) -> None:
         """Points reached by one path that the rank rule called singular, but that are witness
@@ -478,7 +486,7 @@ class _Builder:
                             lifted.points, self.seed, {"project_to": n, "base_system": self.F})
         self.add(d, [q for q in members if q is not None], ws, t, p.k,
                  "deflation+monodromy", lifted=lifted, deflation=defl.deflation,
-                 paths=paths, dual=mu)
+                 paths=paths, dual=mu, one_orbit=res.components[0].info.get("one_orbit"))
 
     def isolated_set(self, x: np.ndarray) -> WitnessSet:
         F = self.F
@@ -486,14 +494,14 @@ class _Builder:
                           x[None, :], self.seed)
 
     def add(self, d, members, ws, trace, mult, grouping, *, lifted=None, deflation=None,
-            paths=None, dual=None, found_by=(TRACKER,)) -> None:
+            paths=None, dual=None, found_by=(TRACKER,), one_orbit=True) -> None:
         acc = self.accepted.setdefault(d, [])
         key = (d, len(acc))
         for q in members:
             q.where, q.comp = "component", key
         paths = tuple(paths) if paths is not None else tuple(q.k for q in members)
         acc.append(Component(d, ws, trace, mult, tuple(found_by), grouping, lifted, deflation,
-                             paths, dual))
+                             paths, dual, one_orbit))
 
     def _why(self, d, p: _Point, reason: str) -> dict:
         return {"dim": d, "source": p.source, "point": vector_to_json(p.x), "paths": p.k,
@@ -598,14 +606,13 @@ class _Builder:
         if len(res.components) != 1 or res.trace_tests[0].verdict is not True:
             return None
         self.add(d, [], res.components[0].with_points(res.components[0].points),
-                 res.trace_tests[0], 1, "monodromy", found_by=(src,))
+                 res.trace_tests[0], 1, "monodromy", found_by=(src,),
+                 one_orbit=res.components[0].info.get("one_orbit"))
         return f"dim {d}, degree {res.degree}"
 
 
 def _with_found(c: Component, src: str) -> Component:
-    return Component(c.dim, c.witness_set, c.trace, c.multiplicity,
-                     tuple(c.found_by) + (src,), c.grouping, c.lifted, c.deflation, c.paths,
-                     c.dual_space)
+    return replace(c, found_by=tuple(c.found_by) + (src,))
 
 
 def _trivial_trace() -> TraceTestResult:
@@ -796,6 +803,12 @@ def _checks(B: _Builder, comps, run_info) -> list[dict]:
          and not B.unresolved,
          "detail": f"{len(comps)} components certified by the trace test (non-reduced ones on "
                    f"their deflated systems); {len(B.unresolved)} groups unresolved"},
+        {"name": "one_orbit", "passed": all(c.one_orbit is True for c in comps),
+         "detail": f"{sum(c.one_orbit is True for c in comps)} of {len(comps)} components "
+                   f"confirmed one monodromy orbit (loops known on all of their points; a "
+                   f"path jump can merge two components into a set whose trace is linear)"
+                   + "".join(f"; NOT confirmed: dim {c.dim} degree {c.degree}"
+                             for c in comps if c.one_orbit is not True)},
         {"name": "every_point_accounted", "passed": not B.unexplained,
          "detail": f"{len(B.unexplained)} witness superset points unexplained"},
         *([] if comps else [{"name": "components_found", "passed": False,

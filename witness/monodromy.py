@@ -30,7 +30,13 @@ trace of Sommese–Verschelde–Wampler 2002 and the graph bookkeeping of Duff e
    whose target is reached once (a path that jumped onto another path collides with it); a
    set whose confirmed edges fall into pieces that each pass the trace test is split (a path
    jump had joined two components: measured on the deep fiber widths 2,2,2 ranks 1,1 seed 2).
-6. Stop when every connected component passes the trace test and is confirmed one orbit
+6. Loop sizes adapt (``_LoopSizes``): larger after fruitless loops, never at a level whose
+   loop lost more than LOOP_LOSS_MAX of its paths. A search that finds nothing in
+   REBASE_AFTER fresh loops in a row, and lost paths in them, moves every known point to a new
+   random base slice (``_rebase``, at most MAX_REBASES times, only when monodromy chose the
+   slice itself): such a stall means points clustered near a branch point of the projection.
+   (A stall without lost paths only needs larger loops: the cyclic-4 conics.)
+7. Stop when every connected component passes the trace test and is confirmed one orbit
    (``complete=True``) or at the budget
    (``max_loops``, ``max_paths``, ``timeout``): the partial set is returned with
    ``complete=False`` and the stop reason.
@@ -61,6 +67,9 @@ from .witness_set import WitnessSet, random_slice, random_translation, square_pa
 
 LOOP_FACTORS = ((0.5, 2.0), (2.0, 8.0), (8.0, 32.0), (32.0, 128.0))   # by level (loop_scale)
 FULL_LOOPS = 8      # fresh loops over ALL points of a trace-certified set (``_full_loops``)
+LOOP_LOSS_MAX = 0.05  # a loop size level whose loop lost more of its paths is not used again
+REBASE_AFTER = 3    # fresh loops in a row without a new point (and with a lost path) ...
+MAX_REBASES = 2     # ... move the base slice, at most this often per run (``_rebase``)
 MAX_PENCIL_REDRAWS = 2  # per trace test, a pencil with failed paths is redrawn up to this often
 
 
@@ -76,8 +85,9 @@ class MonodromyResult:
     stop_reason; seconds; seed; start_check: residual and singular values of the start point's
     Jacobian; irreducibility: per final set, the full-loop confirmation (``_full_loops``: loops
     used, connected True / None = undecided, edges dropped as collisions); split_sets: sets
-    split after a path jump. Each component's WitnessSet.info['one_orbit'] is its
-    confirmation (True or None)."""
+    split after a path jump; rebases: the moves of the base slice (``_rebase``; the
+    permutations are those of the loops on the final base slice). Each component's
+    WitnessSet.info['one_orbit'] is its confirmation (True or None)."""
     witness_set: WitnessSet
     components: tuple[WitnessSet, ...]
     trace_tests: tuple[TraceTestResult, ...]
@@ -97,6 +107,7 @@ class MonodromyResult:
     failure_reasons: dict = field(default_factory=dict)
     irreducibility: tuple = ()
     split_sets: int = 0
+    rebases: tuple = ()
 
     @property
     def degree(self) -> int:
@@ -121,6 +132,7 @@ class MonodromyResult:
                 "retried_paths": self.retried_paths, "recovered_paths": self.recovered_paths,
                 "failure_reasons": self.failure_reasons,
                 "irreducibility": list(self.irreducibility), "split_sets": self.split_sets,
+                "rebases": list(self.rebases),
                 "ambiguous_matches": self.ambiguous_matches, "loops": self.loops,
                 "stop_reason": self.stop_reason, "seconds": self.seconds, "seed": self.seed,
                 "start_check": self.start_check, "witness_set": self.witness_set.to_json()}
@@ -174,6 +186,19 @@ class _State:
         self.paths = self.failed = self.ambiguous = self.retried = self.recovered = 0
         self.reasons: Counter = Counter()
         self.where: Counter = Counter()          # failed paths by use (loop / pencil)
+
+    def moved_to(self, W: WitnessSet, X: np.ndarray, err: np.ndarray,
+                 index: np.ndarray) -> "_State":
+        """A new state on W's slice holding X (the known points moved there; index[i] = the
+        new index of old point i, or -1), with this state's path accounting and its graph
+        edges between moved points."""
+        new = _State(W, self.rng, self.method, self.options)
+        for k in ("paths", "failed", "ambiguous", "retried", "recovered", "reasons", "where"):
+            setattr(new, k, getattr(self, k))
+        new.add_points(X, err)
+        new.graph.add_edges_from((int(index[u]), int(index[v])) for u, v in self.graph.edges
+                                 if index[u] >= 0 and index[v] >= 0)
+        return new
 
     @property
     def redraws(self) -> int:
@@ -251,6 +276,9 @@ def monodromy(F: PolynomialSystem | WitnessSet, dim: int | None = None, point=No
     opt = resolve(options)
     seed = int(np.random.SeedSequence().entropy % 2**31) if seed is None else int(seed)
     rng = np.random.default_rng(seed)
+    # the base slice may move (``_rebase``) only when the caller did not choose it
+    rebase_left = 0 if isinstance(F, WitnessSet) else MAX_REBASES
+    rebases: list[dict] = []
     if isinstance(F, WitnessSet):
         W0, start_check = F, {"from_witness_set": True}
         _, corr = newton_on_slice(W0.square, W0.slice_A, W0.slice_b, W0.points, options=opt)
@@ -263,7 +291,9 @@ def monodromy(F: PolynomialSystem | WitnessSet, dim: int | None = None, point=No
             st.count(moved)
     st.add_points(W0.points, start_err)
     loops: list[tuple] = []
-    level = fruitless = 0          # loop size: LOOP_FACTORS[level] x loop_scale
+    level = fruitless = nloops = 0   # loop size: LOOP_FACTORS[level] x loop_scale
+    stalled = stall_lost = 0         # fresh loops in a row without a new point, paths they lost
+    sizes = _LoopSizes(W0, rng)
     pushed: list[set] = []
     perms: list[list[tuple[int, int]]] = []
     reason, checks, splits = "", [], 0
@@ -276,7 +306,7 @@ def monodromy(F: PolynomialSystem | WitnessSet, dim: int | None = None, point=No
         bar.n = len(st.X)
         bar.set_postfix(loops=len(loops), paths=st.paths)
         if all(t.verdict is True for t in tests):
-            checks = _full_loops(st, comps, loops, pushed, perms, rng, done,
+            checks = _full_loops(st, comps, loops, pushed, perms, sizes, done,
                                  None if timeout is None else t0 + timeout)
             if any(c["split"] for c in checks):
                 splits += sum(c["split"] for c in checks)
@@ -294,25 +324,41 @@ def monodromy(F: PolynomialSystem | WitnessSet, dim: int | None = None, point=No
         # pending points of incomplete components, through the first loop that lacks them
         open_pts = {i for c, t in zip(comps, tests) if t.verdict is not True for i in c}
         li = next((l for l in range(len(loops)) if open_pts - pushed[l]), None)
+        if li is None and stalled >= REBASE_AFTER and stall_lost and rebase_left:
+            rebase_left -= 1
+            moved = _rebase(st, rng)
+            if moved is None:
+                continue
+            W0, st, info = moved
+            nloops += len(loops)
+            rebases.append(info | {"after_loops": nloops})
+            loops, pushed, perms, done, checks = [], [], [], {}, []
+            level = fruitless = stalled = stall_lost = 0
+            sizes = _LoopSizes(W0, rng)
+            continue
+        fresh = li is None
         if li is None:
-            if len(loops) >= max_loops:
+            if nloops + len(loops) >= max_loops:
                 reason = f"loop budget {max_loops}"
                 break
-            lo, hi = LOOP_FACTORS[level]
-            size = loop_scale(W0) * math.exp(rng.uniform(math.log(lo), math.log(hi)))
-            b1 = W0.slice_b + size * random_translation(rng, W0.dim)
-            loops.append((W0.slice_A, b1, random_gamma(rng), random_gamma(rng)))
+            loops.append(sizes.new_loop(level))
             pushed.append(set())
             perms.append([])
             li = len(loops) - 1
         todo = sorted(open_pts - pushed[li])
         pushed[li].update(todo)
         before = len(st.X)
+        failed = st.failed
         _run_loop(st, loops[li], np.array(todo), perms[li])
+        lost = st.failed - failed        # a lost point fails once (out, or else back)
+        sizes.record(loops[li], len(todo), lost)
         fruitless = 0 if len(st.X) > before else fruitless + 1
-        level = min(fruitless // 2, len(LOOP_FACTORS) - 1)
+        stalled = 0 if len(st.X) > before else stalled + fresh
+        stall_lost = 0 if len(st.X) > before else stall_lost + fresh * lost
+        level = sizes.level(fruitless)
     bar.close()
-    return _result(st, W0, perms, len(loops), reason, t0, seed, start_check, checks, splits)
+    return _result(st, W0, perms, nloops + len(loops), reason, t0, seed, start_check, checks,
+                   splits, rebases)
 
 
 def _start(F, dim, point, rng, seed, method, options):
@@ -364,6 +410,45 @@ def loop_scale(W: WitnessSet) -> float:
     return float(max(1.0, np.linalg.norm(W.slice_b)))
 
 
+class _LoopSizes:
+    """Random loops of the sizes ``loop_scale`` describes, with the levels whose loops lose
+    paths left out.
+
+    The level goes up after two fruitless loops in a row (``level``), but never above
+    ``top``: a loop of level L >= 1 that lost more than LOOP_LOSS_MAX of its paths (failed
+    out or back) sets top = L - 1 for the rest of the run. Why: a lost path is a point the
+    loop cannot map, and the paths that fail are those heading for the ill-conditioned points
+    a search is still missing. Measured on the deep fiber widths 2,2,2 ranks 1,1 seed 2 (285
+    of 288 points known, the 3 missing ones a cluster at |x| ~ 65, relative distance 1.5e-3,
+    against a median |x| ~ 10): 15 fruitless loops over all 285 points grew to 77-918 x the
+    base slice's scale (levels 2-3) and lost 8-90 % of their paths (1,939 of 9,150 loop
+    paths), 6-18 s each, 150 of the run's 203 s; a level-1 loop of size 57 over 281 points
+    lost none in 2.6 s."""
+
+    def __init__(self, W: WitnessSet, rng):
+        self.W, self.rng = W, rng
+        self.top = len(LOOP_FACTORS) - 1
+        self.of: dict[int, int] = {}            # id(loop tuple) -> its level
+
+    def level(self, fruitless: int) -> int:
+        return min(fruitless // 2, self.top)
+
+    def new_loop(self, level: int) -> tuple:
+        W, rng = self.W, self.rng
+        lo, hi = LOOP_FACTORS[min(level, self.top)]
+        size = loop_scale(W) * math.exp(rng.uniform(math.log(lo), math.log(hi)))
+        loop = (W.slice_A, W.slice_b + size * random_translation(rng, W.dim),
+                random_gamma(rng), random_gamma(rng))
+        self.of[id(loop)] = min(level, self.top)
+        return loop
+
+    def record(self, loop: tuple, tracked: int, lost: int) -> None:
+        """A loop moved ``tracked`` points and lost ``lost`` of them (failed out or back)."""
+        level = self.of.get(id(loop), 0)
+        if level >= 1 and tracked and lost > LOOP_LOSS_MAX * tracked:
+            self.top = min(self.top, level - 1)
+
+
 def _run_loop(st: _State, loop, todo: np.ndarray, perm: list) -> None:
     src, E, err = _loop_endpoints(st, loop, todo)
     idx, new, new_err = st.match(E, err)
@@ -374,9 +459,65 @@ def _run_loop(st: _State, loop, todo: np.ndarray, perm: list) -> None:
             perm.append((int(i), int(j)))
 
 
+def _rebase(st: _State, rng) -> tuple[WitnessSet, "_State", dict] | None:
+    """Move every known point to a new random parallel base slice A x = b' (b' standard
+    normal, as ``_start`` draws it; one batch, one gamma) and continue there: (the WitnessSet
+    on b' with the moved points, the new state, a record). Points whose path fails, or that
+    are not DIFFERENT from another moved point, are dropped (monodromy finds them again);
+    graph edges between moved points are kept (both ends moved along one path each; the
+    one-orbit confirmation does not use them); loops and pencils start afresh (they are
+    defined relative to the base slice). The start point keeps index 0 (up to 3 slices are
+    tried; None when it never arrives: the search goes on without a rebase).
+
+    Why: a search that stalls has a base slice near a branch point of the projection x -> A x,
+    where witness points cluster and the paths in and out of the cluster fail or jump.
+    Measured on the deep fiber widths 2,2,2 ranks 1,1: seed 2, 285 of 288 points after 46
+    loops, the 3 missing in a cluster at relative distance 1.5e-3 (every other pair >= 1.8e-2,
+    median nearest neighbour 0.12) at |x| ~ 65 (median |x| ~ 10): 15 more loops over all 285
+    points found none (150 of the run's 203 s); seed 1, component 2: 142 of 144 points, 35
+    loops without a new point (396 s of loops)."""
+    W = st.W
+    for attempt in range(3):   # the start point (index 0) must arrive: it names its component
+        b1 = random_translation(rng, W.dim)
+        tr = track_slices(W.square, W.slice_A, W.slice_b, W.slice_A, b1, st.X,
+                          gamma=random_gamma(rng), method=st.method, options=st.options,
+                          rng=rng)
+        st.count(tr)
+        st.where["rebase"] += int((~tr.ok).sum())
+        ok = np.flatnonzero(tr.ok)
+        E = tr.endpoints[ok]
+        err = distinct.error_estimates(tr.accuracy[ok], len(ok), st.options.points)
+        C = distinct.compare_points(E, err, E, err, st.options.points)
+        np.fill_diagonal(C, distinct.DIFFERENT)
+        keep = (C == distinct.DIFFERENT).all(axis=1)
+        if len(ok) and ok[0] == 0 and keep[0]:
+            break
+    else:
+        return None
+    index = np.full(len(st.X), -1)
+    index[ok[keep]] = np.arange(int(keep.sum()))
+    W1 = WitnessSet(W.system, W.square, W.dim, W.slice_A, b1, E[keep], W.seed, dict(W.info))
+    info = {"points": len(st.X), "moved": int(keep.sum()), "failed": int((~tr.ok).sum()),
+            "attempts": attempt + 1,
+            "not_distinct": int((~keep).sum()),
+            "min_relative_distance_before": _min_relative_distance(st.X),
+            "min_relative_distance_after": _min_relative_distance(E[keep])}
+    return W1, st.moved_to(W1, E[keep], err[keep], index), info
+
+
+def _min_relative_distance(X: np.ndarray) -> float | None:
+    """Smallest distance between two of the points X (p, n), relative to max(1, |x|)."""
+    if len(X) < 2:
+        return None
+    n = np.maximum(np.linalg.norm(X, axis=1), 1.0)
+    D = np.linalg.norm(X[:, None] - X[None], axis=2) / np.maximum(n[:, None], n[None])
+    np.fill_diagonal(D, np.inf)
+    return float(D.min())
+
+
 def _full_loops(st: _State, comps: list[list[int]], loops: list, pushed: list[set],
-                perms: list[list], rng, done: dict, deadline: float | None = None
-                ) -> list[dict]:
+                perms: list[list], sizes: _LoopSizes, done: dict,
+                deadline: float | None = None) -> list[dict]:
     """Confirm that each trace-certified set is ONE monodromy orbit from loops whose map is
     known on ALL of its points; per set {points, full_loops, connected (True / None), split}.
 
@@ -389,7 +530,8 @@ def _full_loops(st: _State, comps: list[list[int]], loops: list, pushed: list[se
     of the set; a loop then contributes the edges i -> j whose target j is reached from ONE
     point only (a jump lands on the endpoint of another tracked path: both are dropped).
     Every search loop that moved some point of the set is used, in order of the fewest
-    points still to move, then up to FULL_LOOPS fresh loops (sizes as in the search). A set
+    points still to move, then up to FULL_LOOPS fresh loops (sizes as in the search:
+    ``_LoopSizes``, levels that lost paths left out). A set
     whose full-loop graph is connected is confirmed. When it has two or more connected
     components that each pass the trace test, the set is split: its search edges between
     them are removed from st.graph (the caller tests the pieces again). Otherwise it stays
@@ -397,7 +539,6 @@ def _full_loops(st: _State, comps: list[list[int]], loops: list, pushed: list[se
     path of a point whose own path failed in that loop is not seen. ``done`` caches the
     confirmed sets; past ``deadline`` (perf_counter seconds) no more loops are run (the set
     stays undecided)."""
-    W = st.W
     out = []
     for comp in comps:
         if tuple(comp) in done:
@@ -419,11 +560,7 @@ def _full_loops(st: _State, comps: list[list[int]], loops: list, pushed: list[se
             if k < len(order):
                 l = order[k]
             else:
-                level = min((k - len(order)) // 2, len(LOOP_FACTORS) - 1)
-                lo, hi = LOOP_FACTORS[level]
-                size = loop_scale(W) * math.exp(rng.uniform(math.log(lo), math.log(hi)))
-                loops.append((W.slice_A, W.slice_b + size * random_translation(rng, W.dim),
-                              random_gamma(rng), random_gamma(rng)))
+                loops.append(sizes.new_loop(sizes.level(k - len(order))))
                 pushed.append(set())
                 perms.append([])
                 l = len(loops) - 1
@@ -432,6 +569,7 @@ def _full_loops(st: _State, comps: list[list[int]], loops: list, pushed: list[se
             if todo:
                 info["new_paths_loops"] += 1
                 src, E, err = _loop_endpoints(st, loops[l], np.array(todo))
+                sizes.record(loops[l], len(todo), len(todo) - len(src))
                 idx, _, _ = distinct.match_points(st.X, st.err, E, err, st.options.points)
                 pushed[l].update(todo)
                 perms[l].extend((int(i), int(j)) for i, j in zip(src, idx) if j >= 0)
@@ -472,7 +610,7 @@ def _loop_endpoints(st: _State, loop, todo: np.ndarray):
 
 
 def _result(st: _State, W0: WitnessSet, perms, nloops, reason, t0, seed, start_check,
-            checks, splits):
+            checks, splits, rebases=()):
     comps = st.components()
     tests = [st.trace(c) for c in comps]
     confirmed = {tuple(c["points"]): c["connected"] for c in checks}
@@ -490,4 +628,4 @@ def _result(st: _State, W0: WitnessSet, perms, nloops, reason, t0, seed, start_c
         stop_reason=reason, seconds=time.perf_counter() - t0, seed=seed,
         start_check=start_check, retried_paths=st.retried, recovered_paths=st.recovered,
         failure_reasons=dict(st.reasons), irreducibility=tuple(checks),
-        split_sets=splits)
+        split_sets=splits, rebases=tuple(rebases))
