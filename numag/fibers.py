@@ -31,7 +31,9 @@ Point types (``point_type``; ``rank_profile`` names rk(KᵀQ), rk K, rk Q, rk V)
 * deep networks: the orbit of W0 under G' (paper-notes §3.1), whose connected components are
   one per coset of SO(J_i) in O(J_i) for each symmetric layer with trivial stabilizer
   (``swap_layers``): e.g. widths 2,2,2, ranks 1,1 have two components of the same dimension,
-  through W0 and through W0 with row 1 of Q_2 and K_2 swapped [derived].
+  through W0 and through W0 with row 1 of Q_2 and K_2 swapped [derived]; and twice as many
+  for each layer with a_i = d_i = 1 < d_{i-1} (``branch_swap_layers``: HMK's rank-one swap of
+  that layer keeps φ), e.g. widths 2,1,1 ranks 1,1: two components [derived].
 
 PHCpack's blackbox decomposition (witness.decompose) of the same system on small shapes is a
 further check, matched with our components by membership tests in both directions.
@@ -335,7 +337,7 @@ def expected_components(arch: Architecture, layers: Sequence[LayerWeights], kind
     w0 = exact_point(arch, layers)
     kind = PointType(kind)
     if kind is PointType.GENERIC and not arch.is_single_layer:
-        return _deep_components(arch, layers, w0)
+        return _deep_components(arch, layers, w0, rng)
     if kind is PointType.GENERIC:
         return [ExpectedComponent("orbit of W0", orbit_dimension(arch, layers),
                                   "HMK: generic fiber = (S1)–(S3) orbit", w0)]
@@ -374,26 +376,53 @@ def swap_layers(arch: Architecture) -> list[int]:
     return out if red.widths == arch.widths and red.ranks == arch.ranks else []
 
 
-def _deep_components(arch, layers, w0) -> list[ExpectedComponent]:
+def branch_swap_layers(arch: Architecture) -> list[int]:
+    """Layers i (from 1) with a_i = 1, output width d_i = 1 and input width d_{i-1} >= 2:
+    there A_i = u ṽᵀ and V_i = c wᵀ have rank one with u ∦ w at a generic point, and HMK's
+    single-layer swap (A_i, V_i) -> (w ṽᵀ, c uᵀ) keeps the layer's function, hence φ (the
+    single-layer generic fiber with a = d' = 1 has two components; module docstring)."""
+    if arch.is_single_layer or arch.kind != "lightning":
+        return []
+    w = arch.widths
+    return [i for i, a in enumerate(arch.ranks, start=1) if a == 1 and w[i] == 1 and w[i - 1] >= 2]
+
+
+def _row_swapped(layer: LayerWeights) -> LayerWeights:
+    """Row 1 of Q_i and K_i exchanged (the other coset of SO(J_i) in O(J_i))."""
+    Q, K, V = (np.array(M, dtype=object) for M in layer)
+    Q2, K2 = Q.copy(), K.copy()
+    Q2[0], K2[0] = K[0], Q[0]
+    return LayerWeights(Q2, K2, V)
+
+
+def _deep_components(arch, layers, w0, rng) -> list[ExpectedComponent]:
     """The orbit of W0 under G' = Π H_i × Π GL(e_i) × (C*)^l (paper-notes §3.1) has one
     connected component per choice of a coset of SO(J_i) in O(J_i) in each layer of
     ``swap_layers`` (its stabilizer is trivial there): 2^m components of the same dimension,
-    through W0 and the points with row 1 of Q_i and K_i swapped [derived]. The fiber is
-    predicted to be this orbit (HMK; the unproved step of §3.1)."""
+    through W0 and the points with row 1 of Q_i and K_i swapped [derived]. Each layer of
+    ``branch_swap_layers`` doubles this again: HMK's single-layer swap of that layer keeps φ
+    [derived: HMK's a = d' = 1 fiber applied to one layer; found by the completeness check on
+    widths 2,1,1 ranks 1,1, seeds 0 and 1, as a second dim-5 degree-12 component no predicted
+    point reached]. The fiber is predicted to be the union of these orbits (HMK; the unproved
+    step of §3.1)."""
     dim = orbit_dimension(arch, layers)
     src = "HMK (S1)–(S3) orbit; O(J) cosets of symmetric layers [derived, paper-notes §3.1]"
+    moves = [(f"Q↔K row 1 swapped in layer {i}", i, _row_swapped) for i in swap_layers(arch)]
+    moves += [(f"HMK's u↔w swap in layer {i}", i,
+               lambda l: LayerWeights(*_branch_point(l, rng, swap=True)))
+              for i in branch_swap_layers(arch)]
     out = [ExpectedComponent("orbit of W0", dim, src, w0)]
-    swaps = swap_layers(arch)
-    for m in range(1, len(swaps) + 1):
-        for sub in itertools.combinations(swaps, m):
+    for m in range(1, len(moves) + 1):
+        for sub in itertools.combinations(moves, m):
             new = [LayerWeights(*(np.array(M, dtype=object) for M in l)) for l in layers]
-            for i in sub:
-                Q, K, V = new[i - 1]
-                Q2, K2 = Q.copy(), K.copy()
-                Q2[0], K2[0] = K[0], Q[0]
-                new[i - 1] = LayerWeights(Q2, K2, V)
-            label = "orbit of W0 with Q↔K row 1 swapped in layer(s) " + ",".join(map(str, sub))
-            out.append(ExpectedComponent(label, dim, src, exact_point(arch, new)))
+            for _, i, move in sub:
+                new[i - 1] = move(new[i - 1])
+            label = "orbit of W0 with " + " and ".join(name for name, _, _ in sub)
+            if any(i in branch_swap_layers(arch) for _, i, _ in sub):
+                src_m = src + "; HMK's rank-one swap (a = d' = 1) of a layer [derived]"
+            else:
+                src_m = src
+            out.append(ExpectedComponent(label, dim, src_m, exact_point(arch, new)))
     return out
 
 

@@ -123,8 +123,10 @@ def compute(ctx: StudyContext) -> StudyDocument:
               all_of(all_of([dims(x) == zero_dims(x), ok(x), counted(x)]) for x in zeros),
               "; ".join(f"{x['widths']}/{x['ranks']}: {dims(x)} vs {zero_dims(x)}" for x in zeros)),
         Claim("deep generic fiber = the G' orbit (same dimension; one component per O(J) coset"
-              " of a symmetric layer with trivial stabilizer: two for widths 2,2,2, ranks 1,1)",
-              "HMK deep symmetries; O(J) cosets derived (paper-notes §3.1)",
+              " of a symmetric layer with trivial stabilizer: two for widths 2,2,2, ranks 1,1;"
+              " twice as many per layer with a = d' = 1 < d, by HMK's rank-one swap: two for"
+              " widths 2,1,1 and 2,1,2)",
+              "HMK deep symmetries; O(J) cosets and layer swaps derived (paper-notes §3.1)",
               all_of(all_of([x["expected"]["matches"],
                              len(x["components"]) == len(x["expected"]["components"]),
                              counted(x)]) for x in deep),

@@ -132,9 +132,15 @@ def test_zero_fiber_components(shape, seed):
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("widths, ranks", [((2, 1, 1), (1, 1)), ((2, 1, 2), (1, 1))])
 def test_deep_generic_fiber_is_the_symmetry_orbit(widths, ranks, seed):
+    """Layer 1 (2 -> 1, a = 1) has a = d' = 1 < d: HMK's single-layer swap of that layer keeps
+    φ, so the orbit has two components (one per branch), each of the orbit's dimension. Before
+    the prediction had the swap, monodromy from W0 reported one component, and the 2,1,1
+    completeness check (seeds 0, 1) found the second one."""
     r = fiber(Architecture(widths, ranks), seed=seed, blackbox=False)
     assert r.dimension == r.expected[0].dim                  # (S1)–(S3) orbit dimension
-    assert len(r.components) == 1 and r.components[0].dim == r.dimension
+    assert len(r.expected) == 2                              # W0's branch and the swapped one
+    assert [c.dim for c in r.components] == [r.dimension] * 2
+    assert all(c.distinct is True for c in r.components[1:])
     assert certified(r) and r.matches
 
 
@@ -152,7 +158,8 @@ def test_deep_two_one_two_fiber_has_degree_12(seed):
     3 + 3 + 3 + 1 + 1 + 1 = 12 in the 6-dim span of W0's blocks. Seeds 0 and 2 used to stop at
     10 points (two points of a tight cluster were counted as ambiguous)."""
     r = fiber(Architecture((2, 1, 2), (1, 1)), seed=seed, blackbox=False)
-    assert [(c.dim, c.degree) for c in r.components] == [(5, 12)]
+    # two components: W0's orbit and that of the layer-1 swap (same construction, same degree)
+    assert [(c.dim, c.degree) for c in r.components] == [(5, 12), (5, 12)]
     # a path lost in a monodromy loop is harmless (the loop only explores; the trace test's
     # pencils must all succeed for the certificate), so failed paths are counted, not required
     # to be zero
@@ -444,6 +451,27 @@ def test_deep_prediction_has_a_component_per_O_J_coset():
     F = fiber_system(arch, layers).system
     x = exp[1].point
     for p in F.polynomials:                        # exact evaluation over Q
+        assert sum(Fraction(c) * np.prod([x[i] ** k for i, k in enumerate(e)]) for e, c in
+                   p.items()) == 0
+    assert any(x[i] != exp[0].point[i] for i in range(len(x)))
+
+
+@pytest.mark.parametrize("widths", [(2, 1, 1), (2, 1, 2)])
+def test_deep_prediction_swaps_a_layer_with_a_equal_d_out_equal_1(widths):
+    """Layer 1 of widths 2,1,x with rank 1: A_1 = u ṽᵀ, V_1 = c wᵀ (1×2), and HMK's swap
+    (w ṽᵀ, c uᵀ) keeps layer 1's function c (wᵀX)(Xᵀu)(ṽᵀX)-type products symmetric in u, w,
+    hence φ. The swapped point is on the fiber exactly (evaluated over Q) and differs from W0."""
+    from numag.encode import fiber_system
+    from numag.fibers import PointType, branch_swap_layers, expected_components
+    arch = Architecture(widths, (1, 1))
+    assert branch_swap_layers(arch) == [1]
+    assert branch_swap_layers(Architecture((2, 2, 2), (1, 1))) == []      # d_1 = 2
+    layers = sample_point(arch, "generic", 3)
+    exp = expected_components(arch, layers, PointType.GENERIC, np.random.default_rng(1))
+    assert len(exp) == 2 and "swap in layer 1" in exp[1].label
+    F = fiber_system(arch, layers).system
+    x = exp[1].point
+    for p in F.polynomials:
         assert sum(Fraction(c) * np.prod([x[i] ** k for i, k in enumerate(e)]) for e, c in
                    p.items()) == 0
     assert any(x[i] != exp[0].point[i] for i in range(len(x)))
