@@ -1,7 +1,8 @@
 """Seed dependence and size reach of fiber computations (issue 11's goals), in one run.
 
   python benchmarks/fiber_seeds.py [--quick] [--deep SPEC [--seeds 0,1,2,3,4]] [--out FILE]
-  python benchmarks/fiber_seeds.py --big [--seeds 0] [--timeout 900] [--memory-gb 8] [--out FILE]
+  python benchmarks/fiber_seeds.py --big [--specs 3,2,3:1,1 ...] [--seeds 0] [--timeout 900]
+                                   [--memory-gb 8] [--out FILE]
 
 (--deep 2,2,2:1,1 runs only that deep fiber, on the given seeds. --big runs only part 3, each
 fiber as its own `numag fiber ... --json` process under an address-space cap (RLIMIT_AS) and a
@@ -98,9 +99,9 @@ def run_capped(spec: str, seed: int, timeout: float, memory_gb: float) -> dict:
     return rec
 
 
-def big(rep: Report, seeds, timeout: float, memory_gb: float) -> None:
+def big(rep: Report, specs, seeds, timeout: float, memory_gb: float) -> None:
     """Part 3 of the module docstring, each fiber in a capped child process."""
-    for spec in BIG:
+    for spec in specs:
         for s in seeds:
             load0 = os.getloadavg()[0]
             rec = run_capped(spec, s, timeout, memory_gb)
@@ -135,13 +136,14 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", help="seeds with --deep (default 0,1,2,3,4) or --big (default "
                     "0), e.g. 0,2")
     ap.add_argument("--big", action="store_true", help="only part 3, in capped processes")
+    ap.add_argument("--specs", nargs="+", default=BIG, help="--big: these fibers")
     ap.add_argument("--timeout", type=float, default=900, help="--big: numag's time budget, s")
     ap.add_argument("--memory-gb", type=float, default=8, help="--big: address-space cap, GB")
     args = ap.parse_args(argv)
     rep = Report("benchmarks/fiber_seeds.py", argv)
     say = rep.say
     if args.big:
-        big(rep, [int(x) for x in (args.seeds or "0").split(",")], args.timeout,
+        big(rep, args.specs, [int(x) for x in (args.seeds or "0").split(",")], args.timeout,
             args.memory_gb)
         rep.write(args.out)
         return 0

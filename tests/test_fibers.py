@@ -178,6 +178,11 @@ def test_program_nullity_is_not_claimed_where_the_fiber_exceeds_the_orbit():
                            .base_point)
     expanded = fiber_system(arch, layers)
     assert "NOT proven" in how and k == exact_nullity(expanded, expanded.base_point)
+    # the fiber then says so (not "exact"); the mismatch is still found, by the component's
+    # dimension (a regular witness point), as with the expanded system
+    from numag.commands.fiber import render
+    r = fiber(arch, seed=1, blackbox=False, complete_check=False, encoding="program")
+    assert "NOT proven" in render(r) and r.matches is False and "dim [9] ≠ 8" in r.verdict
 
 
 @pytest.mark.parametrize("seed", range(5))
