@@ -2,7 +2,7 @@
 
   python benchmarks/fiber_seeds.py [--quick] [--deep SPEC [--seeds 0,1,2,3,4]] [--out FILE]
   python benchmarks/fiber_seeds.py --big [--specs 3,2,3:1,1 ...] [--seeds 0] [--timeout 900]
-                                   [--memory-gb 8] [--out FILE]
+                                   [--grace 120] [--memory-gb 8] [--out FILE]
 
 (--deep 2,2,2:1,1 runs only that deep fiber, on the given seeds. --big runs only part 3, each
 fiber as its own `numag fiber ... --json` process under an address-space cap (RLIMIT_AS) and a
@@ -61,10 +61,12 @@ def run(arch: Architecture, seed: int, timeout: float | None = None):
 BIG = ["3,2,3:1,1", "2,2,2,2:1,1,1"]
 
 
-def run_capped(spec: str, seed: int, timeout: float, memory_gb: float) -> dict:
+def run_capped(spec: str, seed: int, timeout: float, memory_gb: float, grace: float) -> dict:
     """`numag fiber` on ``spec`` in a child process: address space capped at memory_gb
-    (RLIMIT_AS), killed timeout + 120 s after its start, nice 10. Returns the command, its
-    JSON result (or the error), wall seconds and the child's own peak resident memory."""
+    (RLIMIT_AS), killed timeout + grace seconds after its start (numag checks its budget only
+    between steps: a monodromy loop or trace test, once started, runs to its end), nice 10.
+    Returns the command, its JSON result (or the error), wall seconds and the child's own peak
+    resident memory."""
     widths, ranks = spec.split(":")
     cmd = [sys.executable, "-m", "numag", "fiber", "--widths", widths, "--ranks", ranks,
            "--seed", str(seed), "--complete-paths", "0", "--timeout", f"{timeout:g}", "--json"]
@@ -79,7 +81,8 @@ def run_capped(spec: str, seed: int, timeout: float, memory_gb: float) -> dict:
     streams: dict = {}
     readers = [threading.Thread(target=lambda k=k, f=f: streams.__setitem__(k, f.read()))
                for k, f in (("out", proc.stdout), ("err", proc.stderr))]
-    killer = threading.Timer(timeout + 120, proc.kill)
+    killed = []
+    killer = threading.Timer(timeout + grace, lambda: (killed.append(True), proc.kill()))
     for t in readers + [killer]:
         t.start()
     _, status, usage = os.wait4(proc.pid, 0)        # this child's own rusage (peak RSS)
@@ -95,16 +98,18 @@ def run_capped(spec: str, seed: int, timeout: float, memory_gb: float) -> dict:
     if proc.returncode == 0:
         rec["result"] = json.loads(out)
     else:
-        rec["error"] = (err.strip().splitlines() or ["(no output)"])[-1]
+        rec["error"] = (f"killed at the wall limit {timeout + grace:g} s (numag's budget "
+                        f"{timeout:g} s + {grace:g} s for the step running at its deadline)"
+                        if killed else (err.strip().splitlines() or ["(no output)"])[-1])
     return rec
 
 
-def big(rep: Report, specs, seeds, timeout: float, memory_gb: float) -> None:
+def big(rep: Report, specs, seeds, timeout: float, memory_gb: float, grace: float) -> None:
     """Part 3 of the module docstring, each fiber in a capped child process."""
     for spec in specs:
         for s in seeds:
             load0 = os.getloadavg()[0]
-            rec = run_capped(spec, s, timeout, memory_gb)
+            rec = run_capped(spec, s, timeout, memory_gb, grace)
             rep.say(f"$ {rec['command']}  (address space <= {memory_gb:g} GB, nice 10)")
             head = (f"  deep {spec} seed {s}: {rec['wall_seconds']:.1f} s wall, peak resident "
                     f"memory {rec['peak_gb']:.2f} GB, load "
@@ -138,13 +143,15 @@ def main(argv=None) -> int:
     ap.add_argument("--big", action="store_true", help="only part 3, in capped processes")
     ap.add_argument("--specs", nargs="+", default=BIG, help="--big: these fibers")
     ap.add_argument("--timeout", type=float, default=900, help="--big: numag's time budget, s")
+    ap.add_argument("--grace", type=float, default=120,
+                    help="--big: seconds after numag's budget before the child is killed")
     ap.add_argument("--memory-gb", type=float, default=8, help="--big: address-space cap, GB")
     args = ap.parse_args(argv)
     rep = Report("benchmarks/fiber_seeds.py", argv)
     say = rep.say
     if args.big:
         big(rep, args.specs, [int(x) for x in (args.seeds or "0").split(",")], args.timeout,
-            args.memory_gb)
+            args.memory_gb, args.grace)
         rep.write(args.out)
         return 0
     seeds = range(3) if args.quick else range(10)
