@@ -99,22 +99,22 @@ def monomial_count(arch: Architecture) -> int:
 
 
 def sample_inputs(arch: Architecture, rng: np.random.Generator,
-                  attempts: int = 3) -> SampleInputs:
+                  attempts: int = 3, max_monomials: int = MAX_MONOMIALS) -> SampleInputs:
     """N = monomial_count(arch) random unit-norm inputs whose evaluation map is proved
     injective (rank mod p of the monomial matrix at their exact values; module docstring).
 
     Raises
     ------
     ValueError
-        More than MAX_MONOMIALS monomials.
+        More than ``max_monomials`` monomials.
         A draw that is not proved injective in ``attempts`` (probability 0 for real random
         inputs, up to the chance that p divides a nonzero minor) is returned with its rank.
     """
     D, hom = output_degree(arch)
     v = arch.widths[0] * arch.tokens
     N = monomial_count(arch)
-    if N > MAX_MONOMIALS:
-        raise ValueError(f"{N} inputs needed (> {MAX_MONOMIALS}) for outputs of degree {D} in "
+    if N > max_monomials:
+        raise ValueError(f"{N} inputs needed (> {max_monomials}) for outputs of degree {D} in "
                          f"{v} entries")
     exps = [e for k in ([D] if hom else range(D + 1)) for e in _exponents(v, k)]
     for _ in range(attempts):
@@ -143,15 +143,15 @@ def _rank_mod_p(X: np.ndarray, exps: list[tuple[int, ...]]) -> int:
         q = Fraction(x)
         return q.numerator % PRIME * pow(q.denominator, -1, PRIME) % PRIME
     top = max(max(e) for e in exps)
-    pw = [[[pow(residue(x), k, PRIME) for k in range(top + 1)] for x in row] for row in X]
-    entries = []
-    for row in pw:
-        for e in exps:
-            m = 1
-            for j, k in enumerate(e):
-                if k:
-                    m = m * row[j][k] % PRIME
-            entries.append(m)
+    res = np.array([[residue(x) for x in row] for row in X], dtype=np.int64)   # (N, v)
+    pw = np.ones(res.shape + (top + 1,), dtype=np.int64)                      # x^k mod p
+    for k in range(1, top + 1):
+        pw[..., k] = pw[..., k - 1] * res % PRIME          # < 2^62: exact in int64
+    E = np.array(exps, dtype=np.int64)                                         # (K, v)
+    M = np.ones((len(X), len(exps)), dtype=np.int64)
+    for j in range(E.shape[1]):
+        M = M * pw[:, j, :][:, E[:, j]] % PRIME
+    entries = M.ravel().tolist()
     return flint.nmod_mat(len(X), len(exps), entries, PRIME).rank()
 
 

@@ -17,6 +17,17 @@ exact (rational coefficients when W0 is rational), both cutting out exactly the 
   per term, 2a or a terms). φ is determined by T for t ≥ 2 and conversely [derived; paper-notes
   §1]: the coefficients of φ in X are linear in T and that linear map is injective for t ≥ 2
   (checked in tests/test_encode.py by an exact rank), so {T(W) = T(W0)} is the fiber.
+* 'program' (every polynomial kind; the default when the coefficient system would have more
+  than EXPAND_MAX_EQUATIONS equations): φ_W(X_n) − φ_W0(X_n) = 0 at the N inputs of
+  numag.degree_program.sample_inputs, evaluated as the forward pass (witness.ProgramSystem),
+  never expanded. Evaluation at those inputs, E_N, is PROVED injective on the space of output
+  entries (exact rank over F_p of the monomial matrix), and these equations are E_N (c(W) −
+  c(W0)) = 0 for the coefficients c: the same zero set as 'coefficients', and Jacobian E_N J_c
+  of the same rank at every point. Only the constants φ_W0(X_n) are rounded to complex128
+  (the system judges points by their residual; it is not used for exact work). Why: widths
+  3,2,3 ranks 1,1 have 6006 coefficient equations with 1.4 million terms in 38,401 monomials of
+  W, and the exact row reduction of that dense 6006 x 38,401 matrix over Q needs > 23 GB (the
+  OOM kill of stop 19); widths 2,2,2,2 cannot even be expanded (degree 39 in W, 27 in X).
 """
 from __future__ import annotations
 
@@ -42,9 +53,15 @@ class Encoding(enum.StrEnum):
 
     TENSOR = "tensor"                  # single layer, t >= 2: cubic equations T(W) = T(W0)
     COEFFICIENTS = "coefficients"      # every polynomial kind: coefficients of φ in X
+    PROGRAM = "program"                # every polynomial kind: φ at certified sample inputs
 
 
 ENCODINGS = tuple(e.value for e in Encoding)
+EXPAND_MAX_EQUATIONS = 5000     # bound d_l·t·(monomials of φ's degree in X) on the coefficient
+                                # equations: above it the fiber system is a program (2,2,2/1,1:
+                                # 880, expanded in 0.2 s; 3,2,3/1,1: 12,012, module docstring)
+MAX_SAMPLE_INPUTS = 5000        # inputs of the 'program' encoding (2,2,2,2/1,1,1: 4060)
+SAMPLE_SEED = 0                 # its inputs are fixed: the system depends on W0 only
 
 
 def weight_names(arch: Architecture) -> list[str]:
@@ -65,7 +82,8 @@ class FiberSystem:
     Attributes
     ----------
     system
-        equations in all weights (exact rational coefficients).
+        equations in all weights: a PolynomialSystem (exact rational coefficients) or, for
+        the 'program' encoding, a witness ProgramSystem.
     architecture
         the network.
     base_point
@@ -88,8 +106,13 @@ class FiberSystem:
 
     def to_json(self) -> dict:
         encoding = self.encoding + (" + rank [A | Vᵀ] ≤ 1" if self.rank_one_conditions else "")
-        return {"encoding": encoding, "equations": self.n_equations,
-                "variables": self.system.n_vars, "degrees": sorted(set(self.system.degrees))}
+        out = {"encoding": encoding, "equations": self.n_equations,
+               "variables": self.system.n_vars, "degrees": sorted(set(self.system.degrees))}
+        if self.encoding is Encoding.PROGRAM:
+            info = self.system.program.info
+            out |= {"sample_inputs": info["samples"], "injective": info["injective"],
+                    "instructions": len(self.system.program.code)}
+        return out
 
 
 def exact_point(arch: Architecture, layers: Sequence) -> np.ndarray:
@@ -117,9 +140,10 @@ def fiber_system(arch: Architecture, layers: Sequence[Sequence],
         A polynomial kind (lightning, multihead, pnn).
     layers : sequence
         W0 as returned by Architecture.unpack (any numbers; taken exactly).
-    encoding : {'tensor', 'coefficients'}, optional
-        'tensor' (single lightning layer, t ≥ 2; the default there) or 'coefficients' (every
-        polynomial kind; the default otherwise).
+    encoding : {'tensor', 'coefficients', 'program'}, optional
+        'tensor' (single lightning layer, t ≥ 2; the default there), 'coefficients' (every
+        polynomial kind; the default otherwise, up to EXPAND_MAX_EQUATIONS equations) or
+        'program' (every polynomial kind; the default above that).
 
     Returns
     -------
@@ -128,13 +152,16 @@ def fiber_system(arch: Architecture, layers: Sequence[Sequence],
     Raises
     ------
     ValueError
-        softmax (not polynomial), 'tensor' for another network, bad weights.
+        softmax (not polynomial), 'tensor' for another network, bad weights, 'program' with
+        more than MAX_SAMPLE_INPUTS inputs needed.
     """
     if not arch.polynomial:
         raise ValueError("fibers are polynomial systems only for polynomial kinds "
                          "(lightning, multihead, pnn), not for softmax attention")
     tensor_ok = arch.kind == "lightning" and arch.is_single_layer and not arch.degenerate
-    encoding = encoding or (Encoding.TENSOR if tensor_ok else Encoding.COEFFICIENTS)
+    encoding = encoding or (Encoding.TENSOR if tensor_ok else Encoding.COEFFICIENTS
+                            if coefficient_equations(arch) <= EXPAND_MAX_EQUATIONS
+                            else Encoding.PROGRAM)
     if encoding not in ENCODINGS:
         raise ValueError(f"encoding must be one of {ENCODINGS}, got {encoding!r}")
     encoding = Encoding(encoding)
@@ -142,9 +169,46 @@ def fiber_system(arch: Architecture, layers: Sequence[Sequence],
         raise ValueError("the tensor encoding needs a single layer of lightning attention "
                          "with t >= 2")
     w0 = exact_point(arch, layers)
+    if encoding is Encoding.PROGRAM:
+        return FiberSystem(_program_system(arch, w0), arch, w0, encoding)
     polys = (_tensor_polys if encoding is Encoding.TENSOR else _coefficient_polys)(arch, w0)
     system = PolynomialSystem.from_dicts(weight_names(arch), polys)
     return FiberSystem(system, arch, w0, encoding)
+
+
+def coefficient_equations(arch: Architecture) -> int:
+    """An upper bound on the equations of the 'coefficients' encoding: one per output entry
+    (d_l·t) and monomial of φ's degree in X (numag.degree_program.monomial_count)."""
+    from .degree_program import monomial_count
+    return arch.widths[-1] * arch.tokens * monomial_count(arch)
+
+
+def _program_system(arch: Architecture, w0: np.ndarray):
+    """φ_W(X_n) − φ_W0(X_n) at inputs with E_N proved injective (module docstring), as a
+    witness ProgramSystem; program.info records the inputs and the certificate."""
+    from witness.program import trace
+    from witness.program_system import ProgramSystem
+
+    from .arith import NumpyArithmetic
+    from .degree_program import sample_inputs
+    from .fiber_program import _Traced
+    s = sample_inputs(arch, np.random.default_rng(SAMPLE_SEED),
+                      max_monomials=MAX_SAMPLE_INPUTS)
+    if not s.injective:
+        raise ValueError(f"evaluation at the sample inputs not proved injective (rank {s.rank} "
+                         f"< {s.monomials} mod {s.prime}): no program form of the fiber")
+    X = s.X.astype(complex)
+    phi0 = forward(arch, arch.unpack(np.array([complex(v) for v in w0])), X,
+                   NumpyArithmetic(complex))
+    Xo = X.astype(object)
+
+    def equations(w, _c):
+        out = forward(arch, arch.unpack(np.array(w, dtype=object)), Xo, _Traced())
+        return (out - phi0).reshape(-1)
+    P = trace(equations, arch.n_params, names=weight_names(arch),
+              info={"source": "forward pass at certified sample inputs", "samples": s.monomials,
+                    "injective": f"exact rank {s.rank} of the monomial matrix mod {s.prime}"})
+    return ProgramSystem(P, weight_names(arch))
 
 
 def with_rank_one_conditions(fs: FiberSystem) -> FiberSystem:

@@ -15,8 +15,10 @@ does not need that many: a component Z of the fiber through a point W0 is a comp
 zero set of any set of equations that vanish on the fiber and whose Jacobian at a generic
 point of Z has rank n − dim Z (then Z is the local zero set there). So the program uses the
 fewest samples whose Jacobian at W0 has the exact rank of the coefficient system's Jacobian
-(decided by the witness rank rule), and every point is judged on the exact coefficient system
-(``check``), never on the samples.
+(decided by the witness rank rule), and every point is judged on the fiber system ``fs.system``
+(``check``), never on the samples: the exact coefficient system, or, where it is too large to
+expand, the forward pass at inputs whose evaluation map is proved injective (numag.encode,
+'program' encoding: the same zero set).
 """
 from __future__ import annotations
 

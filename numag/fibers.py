@@ -60,7 +60,8 @@ from witness.dualspace import row_scales, scaled_rank
 from .architecture import Architecture, LayerWeights
 from .arith import RationalArithmetic
 from .fiber_program import fiber_program
-from .encode import FiberSystem, exact_point, fiber_system, with_rank_one_conditions
+from .encode import Encoding, FiberSystem, exact_point, fiber_system, with_rank_one_conditions
+from .jacobian import jacobian
 from .io import weights_to_json
 from . import progress as _progress
 from .points import PointKind, _rank_one_factors, _rationals, exact_rank, sample_point
@@ -287,6 +288,48 @@ def exact_nullity(fs: FiberSystem, point: np.ndarray) -> int:
     return n - J.rank()
 
 
+NULLITY_SEED = 7            # integer sample inputs of local_nullity (fixed: a property of W)
+NULLITY_MAX_SAMPLES = 256   # inputs of local_nullity before it gives up proving the nullity
+
+
+def local_nullity(fs: FiberSystem, point: np.ndarray) -> tuple[int, str | None]:
+    """(nullity of the fiber system's Jacobian at a rational point, how it was proved).
+
+    Expanded encodings: ``exact_nullity`` (how: None). The 'program' encoding (numag.encode;
+    no expanded equations exist) brackets the rank of the coefficient system's Jacobian J_c at
+    W exactly over Q [derived]: (i) evaluating at integer inputs X_n is a linear map E, and the
+    Jacobian of W ↦ (φ_W(X_n))_n is E J_c, so its exact rank is <= rank J_c; (ii) the (S1)–(S3)
+    orbit of W lies in its fiber, so the orbit tangents at W are in ker J_c: rank J_c <= n −
+    orbit_dimension. Inputs are added (doubling, up to NULLITY_MAX_SAMPLES) until (i) reaches
+    (ii); then the nullity is proved = orbit_dimension. Otherwise the returned nullity n −
+    rank(i) is only an upper bound, and ``how`` says "NOT proven".
+    """
+    if fs.encoding is not Encoding.PROGRAM:
+        return exact_nullity(fs, point), None
+    arch = fs.architecture
+    n = arch.n_params
+    ops = RationalArithmetic()
+    layers = arch.unpack(np.array([Fraction(v) for v in point], dtype=object))
+    lower = orbit_dimension(arch, layers)
+    target = n - lower
+    rng = np.random.default_rng(NULLITY_SEED)
+    N = max(1, -(-target // (arch.widths[-1] * arch.tokens)))
+    while True:
+        X = ops.convert(rng.integers(-9, 10, size=(N, arch.widths[0], arch.tokens)))
+        rank = exact_rank(jacobian(arch, layers, X, ops))
+        if rank >= target or N >= NULLITY_MAX_SAMPLES:
+            break
+        N = min(2 * N, NULLITY_MAX_SAMPLES)
+    if rank == target:
+        return n - rank, (f"Jacobian nullity {n - rank} proved exactly: the exact rank over Q "
+                          f"of the Jacobian of W ↦ φ_W(X_n) at {N} integer inputs ({rank}, a "
+                          f"lower bound of the coefficient system's) meets n − {lower} (the "
+                          f"orbit tangents' exact rank: an upper bound)")
+    clash = "" if rank < target else ": CONTRADICTION, the rank exceeds n − orbit dimension"
+    return n - rank, (f"Jacobian nullity NOT proven: between {lower} (orbit tangents) and "
+                      f"{n - rank} (exact rank {rank} at {N} integer inputs){clash}")
+
+
 def orbit_dimension(arch: Architecture, layers: Sequence[LayerWeights]) -> int:
     """Exact rank over Q of the (S1)–(S3) orbit tangents at W (numag.symmetry)."""
     ops = RationalArithmetic()
@@ -500,7 +543,7 @@ def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None,
           kind: PointKind | str = PointKind.GENERIC, seed: int = 0, blackbox: bool | None = None,
           max_loops: int = 50, timeout: float | None = None,
           progress: bool | None = None, complete_check: bool | int | None = None,
-          certify: bool = False) -> FiberDecomposition:
+          certify: bool = False, encoding: str | None = None) -> FiberDecomposition:
     """Witness sets of the fiber {W : φ_W = φ_W0} through W0, compared with the symmetries.
 
     Parameters
@@ -537,6 +580,10 @@ def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None,
         [R F; slice] with F the exact, deflated fiber system: witness.certify_witness); the
         verdict then says "witness points certified; completeness by trace test" when all
         are, and names the components whose points are not.
+    encoding : {'tensor', 'coefficients', 'program'}, optional
+        The fiber system's encoding (numag.encode.fiber_system; default there by size). With
+        'program' the Jacobian nullity is proved by ``local_nullity``, completeness is not
+        checked, and certify / blackbox are refused.
 
     Returns
     -------
@@ -545,8 +592,9 @@ def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None,
     Raises
     ------
     ValueError
-        Softmax, inconsistent weights, a non-positive timeout or max_loops, or a start point
-        that is not a smooth point of its component (monodromy needs one).
+        Softmax, inconsistent weights, a non-positive timeout or max_loops, a start point
+        that is not a smooth point of its component (monodromy needs one), or certify /
+        blackbox with the 'program' encoding.
 
     Examples
     --------
@@ -575,16 +623,21 @@ def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None,
     deadline = None if timeout is None else t0 + timeout
     rng = np.random.default_rng(seed)
     layers = list(weights) if weights is not None else sample_point(arch, kind, seed)
-    fs = fiber_system(arch, layers)
+    fs = fiber_system(arch, layers, encoding)
     ptype = point_type(arch, layers)
     expected = expected_components(arch, layers, ptype, rng)
-    tangent_dim = dim0 = exact_nullity(fs, fs.base_point)
-    deflation = []
+    if fs.encoding is Encoding.PROGRAM and (certify or blackbox):
+        raise ValueError(f"--certify and the blackbox check need the expanded fiber system, "
+                         f"which is not built for {arch} (numag.encode: program encoding)")
+    tangent_dim, how = local_nullity(fs, fs.base_point)
+    dim0 = tangent_dim
+    dim_proven = how is None or "NOT" not in how
+    deflation = [] if how is None else [f"W0: {how}"]
     full = fs
     if ptype is PointType.RANK_ONE_PARALLEL:
         fs = with_rank_one_conditions(fs)
         dim0 = exact_nullity(fs, fs.base_point)
-        deflation = [f"u ∥ w: Jacobian nullity of the fiber system at W0 is {tangent_dim}; with "
+        deflation += [f"u ∥ w: Jacobian nullity of the fiber system at W0 is {tangent_dim}; with "
                      f"the 2×2 minors of [A | Vᵀ] (they vanish on the predicted fiber) it is "
                      f"{dim0}" + (" (the fiber system is non-reduced there: deflated)"
                                   if dim0 < tangent_dim else "")]
@@ -594,7 +647,13 @@ def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None,
     comps, dist = distinct_components(comps, rng, decided)
     evidence = deflation + evidence + dist
     complete = None
-    if complete_check is not False and complete_check != 0:
+    if complete_check is not False and complete_check != 0 and \
+            fs.encoding is Encoding.PROGRAM:
+        complete = {"complete": None, "reason": "not checked: the fiber system is a program "
+                    "(witness supersets need the expanded equations, not built at this size: "
+                    "numag.encode)"}
+        evidence += [f"completeness: {complete['reason']}"]
+    elif complete_check is not False and complete_check != 0:
         complete = _completeness(full, comps, run, rng, deadline, complete_check)
         comps, dist = distinct_components(comps, rng, decided)
         evidence += dist + [f"completeness: {complete['reason']}"]
@@ -608,7 +667,7 @@ def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None,
         else:
             evidence.append("blackbox decomposition not run: time budget exhausted")
     matches, verdict, checks = _compare(expected, comps, dim0, bb, skipped,
-                                        complete["complete"] if complete else None)
+                                        complete["complete"] if complete else None, dim_proven)
     if certify:
         verdict, checks = _certification_verdict(comps, verdict, checks)
     seconds = time.perf_counter() - t0
@@ -649,7 +708,9 @@ class _Runner:
         self.failed += res.failed_paths
         line = (f"'{label}': monodromy from its point, local dim {k}, {res.loops} loops, "
                 f"{res.paths_tracked} paths, stop: {res.stop_reason}; tracked on the {form} "
-                f"system, checked on the exact coefficient equations")
+                f"system, checked on " + ("the program at certified inputs (numag.encode)"
+                                          if fs.encoding is Encoding.PROGRAM else
+                                          "the exact coefficient equations"))
         out = []
         for c, t in zip(res.components, res.trace_tests):
             # a set without the start point was reached from it by a path jump (now split
@@ -694,13 +755,24 @@ def regular_witness_point(F, W) -> bool:
     rule = dataclasses.replace(opt.rank, zero_below=tau)
     A = W.slice_A
     for x in W.points[np.argsort(np.abs(W.points).max(axis=1))]:
-        J = F.jacobian(x[None, :])[0] / row_scales(F.polynomials, x)[:, None]
+        J = F.jacobian(x[None, :])[0] / _row_scales(F, x)[:, None]
         if len(A):
             J = np.vstack([J, A / np.abs(A).sum(axis=1, keepdims=True)])
         dec = scaled_rank(J, rule)
         if not (dec.decided and dec.rank < F.n_vars):
             return True
     return False
+
+
+def _row_scales(F, x: np.ndarray) -> np.ndarray:
+    """The size of each equation's terms at x (witness.dualspace.row_scales); for a program
+    system the absolute program at max(1, |x|_inf) in every coordinate, which is the same
+    number for an expanded polynomial and a bound on the terms' size for a program."""
+    if hasattr(F, "polynomials"):
+        return row_scales(F.polynomials, x)
+    r = max(1.0, float(np.abs(x).max(initial=0.0)))
+    s = np.abs(F.absolute_program().evaluate(np.full(F.n_vars, r, dtype=complex)))
+    return np.where(s > 0, s, 1.0)
 
 
 def _completeness(full, comps, run: _Runner, rng, deadline, check) -> dict:
@@ -739,6 +811,14 @@ def _monodromy_all(run: _Runner, expected):
     evidence, skipped = [], []
     for e in expected:
         x = np.array([complex(v) for v in e.point])
+        left = _remaining(run.deadline)
+        if comps and left is not None and left <= 0:
+            # a membership test tracks one path per witness point (709 points on widths
+            # 2,2,2,2 after 15 min): none is started after the deadline
+            skipped.append(e.label)
+            evidence.append(f"'{e.label}': membership of its start point and monodromy not "
+                            f"run (time budget exhausted)")
+            continue
         owner, undecided = _member_of(x, comps, run.rng)
         if owner is not None:
             evidence.append(f"start point of '{e.label}' is a member of the component of "
@@ -766,9 +846,10 @@ def _monodromy_all(run: _Runner, expected):
             skipped.append(e.label)
             evidence.append(f"'{e.label}': monodromy not run (time budget exhausted)")
             continue
-        got, line = run(e.label, e.point, exact_nullity(run.fs, e.point))
+        k, how = local_nullity(run.fs, e.point)
+        got, line = run(e.label, e.point, k)
         comps += got
-        evidence.append(line)
+        evidence.append(line if how is None or "NOT" not in how else f"{line} ({how})")
     return comps, evidence, skipped
 
 
@@ -944,11 +1025,14 @@ def _blackbox(fs: FiberSystem, comps: list[FiberComponent], seed: int, rng):
     return info, extra
 
 
-def _compare(expected, comps, dim0, bb, skipped=(), complete=None
+def _compare(expected, comps, dim0, bb, skipped=(), complete=None, dim_proven=True
              ) -> tuple[bool | None, str, list[str]]:
     checks, problems, pending = [], [], []
     first = expected[0]
-    if first.dim is not None:
+    if first.dim is not None and not dim_proven:
+        pending.append(f"the fiber dimension at W0 is not proven (Jacobian nullity between "
+                       f"the predicted {first.dim} and {dim0})")
+    elif first.dim is not None:
         ok = dim0 == first.dim
         checks.append(f"fiber dimension at W0 {dim0} {'=' if ok else '≠'} predicted {first.dim}")
         top = max((c.dim for c in comps), default=None)

@@ -119,6 +119,45 @@ def test_deep_coefficient_system_vanishes_on_layer_symmetry():
     assert any(v != 0 for v in evaluate_exact(fs.system, other))
 
 
+def test_program_encoding_vanishes_on_the_fiber_and_only_there():
+    """The 'program' encoding (forward pass at inputs whose evaluation is proved injective)
+    judged against the exact coefficient system: both vanish at a point moved by the (S2)
+    symmetry (exactly for the coefficients, to rounding for the program), neither at another
+    point; the program's Jacobian rank at W0 equals the coefficient system's (E_N injective)."""
+    arch = Architecture((2, 2, 2), (1, 1))
+    for seed in (6, 8):
+        layers = rational_point(arch, seed)
+        fs = fiber_system(arch, layers, "program")
+        coeff = fiber_system(arch, layers).system
+        assert fs.encoding == "program" and fs.to_json()["sample_inputs"] == 220
+        C = np.array([[Fraction(2), Fraction(1)], [Fraction(-1), Fraction(3)]], dtype=object)
+        Cinv = np.array([[Fraction(3, 7), Fraction(-1, 7)], [Fraction(1, 7), Fraction(2, 7)]],
+                        dtype=object)
+        (Q1, K1, V1), (Q2, K2, V2) = layers
+        moved = exact_point(arch, [(Q1, K1, C.dot(V1)),
+                                   (Q2.dot(Cinv), K2.dot(Cinv), V2.dot(Cinv))])
+        assert all(v == 0 for v in evaluate_exact(coeff, moved))
+        x = np.array([complex(v) for v in moved])
+        assert fs.system.residual(x) < 1e-13
+        other = np.array([complex(v) for v in exact_point(arch, rational_point(arch, 7))])
+        assert fs.system.residual(other) > 1e-3 and coeff.residual(other) > 1e-3
+        w0 = np.array([complex(v) for v in fs.base_point])
+        sv_p = np.linalg.svd(fs.system.jacobian(w0), compute_uv=False)
+        sv_c = np.linalg.svd(coeff.jacobian(w0), compute_uv=False)
+        rank = lambda sv: int((sv > 1e-9 * sv[0]).sum())
+        assert rank(sv_p) == rank(sv_c)
+
+
+def test_program_encoding_is_the_default_only_above_the_expansion_budget():
+    """The bound on the coefficient equations is an upper bound (compared with the expansion
+    itself) and chooses 'coefficients' for the deep shapes expanded so far."""
+    from numag.encode import EXPAND_MAX_EQUATIONS, _coefficient_map, coefficient_equations
+    for arch in (Architecture((2, 2, 2), (1, 1)), Architecture((2, 1, 2), (1, 1))):
+        assert len(_coefficient_map(arch)) <= coefficient_equations(arch) <= EXPAND_MAX_EQUATIONS
+    assert coefficient_equations(Architecture((3, 2, 3), (1, 1))) > EXPAND_MAX_EQUATIONS
+    assert coefficient_equations(Architecture((2, 2, 2, 2), (1, 1, 1))) > EXPAND_MAX_EQUATIONS
+
+
 def test_names_and_errors():
     arch = Architecture((2, 3, 1), (1, 2))
     names = weight_names(arch)

@@ -151,6 +151,46 @@ def test_deep_expanding_widths_fiber_exceeds_the_symmetries():
     assert "extra dimension" in r.verdict
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+def test_program_encoding_gives_the_expanded_encodings_fiber(seed):
+    """Widths (2,1,2): with the 'program' encoding (no expanded system; used above
+    numag.encode.EXPAND_MAX_EQUATIONS) the dimension is proved by local_nullity and equals the
+    exact nullity of the expanded coefficient system; the component is the same (5, 12) (degree
+    derived in the test below) and its witness points lie on the expanded system."""
+    from numag.encode import fiber_system
+    from numag.fibers import exact_nullity
+    arch = Architecture((2, 1, 2), (1, 1))
+    r = fiber(arch, seed=seed, blackbox=False, complete_check=False, encoding="program")
+    expanded = fiber_system(arch, sample_point(arch, "generic", seed))
+    assert r.encoding["encoding"] == "program"
+    assert r.dimension == exact_nullity(expanded, expanded.base_point) == 5
+    assert any("proved exactly" in e for e in r.evidence)
+    assert [(c.dim, c.degree) for c in r.components] == [(5, 12)]
+    assert certified(r) and r.matches
+    assert expanded.system.residual(r.components[0].points).max() < 1e-10
+    with pytest.raises(ValueError, match="expanded fiber system"):
+        fiber(arch, seed=seed, certify=True, encoding="program")
+
+
+def test_program_nullity_is_not_claimed_where_the_fiber_exceeds_the_orbit():
+    """Widths (1,2,1): the fiber is larger than the (S1)–(S3) orbit (test above), so the orbit
+    bound cannot prove the program encoding's nullity: local_nullity says NOT proven, and its
+    upper bound is the expanded system's exact nullity."""
+    from numag.encode import fiber_system
+    from numag.fibers import exact_nullity, local_nullity
+    arch = Architecture((1, 2, 1), (1, 1))
+    layers = sample_point(arch, "generic", 1)
+    k, how = local_nullity(fiber_system(arch, layers, "program"), fiber_system(arch, layers)
+                           .base_point)
+    expanded = fiber_system(arch, layers)
+    assert "NOT proven" in how and k == exact_nullity(expanded, expanded.base_point)
+    # the fiber then says so (not "exact"); the mismatch is still found, by the component's
+    # dimension (a regular witness point), as with the expanded system
+    from numag.commands.fiber import render
+    r = fiber(arch, seed=1, blackbox=False, complete_check=False, encoding="program")
+    assert "NOT proven" in render(r) and r.matches is False and "dim [9] ≠ 8" in r.verdict
+
+
 @pytest.mark.parametrize("seed", range(5))
 def test_deep_two_one_two_fiber_has_degree_12(seed):
     """Widths (2,1,2), ranks (1,1): every block is a line and the (S1)–(S3) orbit is the block

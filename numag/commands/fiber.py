@@ -46,7 +46,10 @@ TRACE_WORDS = {True: "passed", False: "NOT passed: incomplete", None: "UNDECIDED
 def render(r: FiberDecomposition) -> str:
     rows = [("architecture", str(r.architecture)), ("point type", r.point_type),
             ("point ranks", r.ranks),
-            ("fiber dimension", f"{r.dimension} (exact Jacobian nullity at W0"
+            ("fiber dimension", f"{r.dimension} (" + (
+                "an upper bound: the Jacobian nullity at W0 is NOT proven, see evidence"
+                if any(e.startswith("W0: Jacobian nullity NOT") for e in r.evidence) else
+                "exact Jacobian nullity at W0")
              + (f"; {r.tangent_dimension} before deflation" if r.tangent_dimension != r.dimension
                 else "")
              + ("; above every component found: W0 is a singular point of the fiber, where "
