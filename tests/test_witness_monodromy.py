@@ -30,6 +30,18 @@ def test_twisted_cubic_has_degree_3_from_one_point(seed):
 
 
 @pytest.mark.parametrize("seed", [1, 2])
+def test_no_trace_test_is_started_past_the_timeout(seed):
+    """A zero budget: no trace test runs (the last round's tests are reused, none is started
+    after the deadline), so the set is undecided, never certified, and the stop reason says
+    why. Before, the result recomputed every trace test after the budget (widths 2,2,2,2:
+    600 s budget, killed after 1 800 s)."""
+    r = monodromy(PolynomialSystem.from_strings(TWISTED), 1, cubic_point(0.7 + 0.2j), seed=seed,
+                  timeout=0.0)
+    assert r.stop_reason.startswith("timeout") and not r.complete
+    assert all(t.verdict is None and not t.residuals for t in r.trace_tests)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
 def test_cyclic4_conic_has_degree_2(seed):
     a = 0.3 + 1.1j
     F = PolynomialSystem.from_strings(CYCLIC4)

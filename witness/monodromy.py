@@ -61,7 +61,7 @@ from .jsonio import points_to_json
 from .options import Options, TrackerOptions, resolve
 from .rank import numerical_rank
 from .system import PolynomialSystem
-from .trace import Pencil, TraceTestResult, test_groups
+from .trace import Pencil, TraceTestResult, test_groups, trace_verdict
 from .tracking import newton_on_slice, random_gamma, track_slices
 from .witness_set import WitnessSet, random_slice, random_translation, square_part
 
@@ -236,6 +236,14 @@ class _State:
         return test_groups(self.pencils, self.X, self.err, [comp], self.track, self.options,
                            MAX_PENCIL_REDRAWS)[0]
 
+    def trace_by(self, comp: list[int], deadline: float | None) -> TraceTestResult:
+        """``trace``, or undecided without tracking when the deadline (perf_counter seconds)
+        has passed: a trace test of hundreds of points takes minutes, and --timeout must hold
+        (issue 16 item 9)."""
+        if deadline is not None and time.perf_counter() > deadline:
+            return trace_verdict(())
+        return self.trace(comp)
+
     def match(self, E: np.ndarray, err: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``distinct.match_points`` against the known points (-1 never remains: new points get
         their future index, -2 is undecided), counting the undecided."""
@@ -300,14 +308,16 @@ def monodromy(F: PolynomialSystem | WitnessSet, dim: int | None = None, point=No
     done: dict[tuple, dict] = {}   # sets already confirmed by full loops
     bar = tqdm(desc="monodromy", unit="pt", disable=None if progress is None else not progress,
                file=sys.stderr, leave=False)
+    deadline = None if timeout is None else t0 + timeout
+    tested: dict[tuple, TraceTestResult] = {}     # the current graph's trace tests
     while True:
         comps = st.components()
-        tests = [st.trace(c) for c in comps]
+        tests = [st.trace_by(c, deadline) for c in comps]
+        tested = {tuple(c): t for c, t in zip(comps, tests)}
         bar.n = len(st.X)
         bar.set_postfix(loops=len(loops), paths=st.paths)
         if all(t.verdict is True for t in tests):
-            checks = _full_loops(st, comps, loops, pushed, perms, sizes, done,
-                                 None if timeout is None else t0 + timeout)
+            checks = _full_loops(st, comps, loops, pushed, perms, sizes, done, deadline)
             if any(c["split"] for c in checks):
                 splits += sum(c["split"] for c in checks)
                 continue                 # st.graph lost the unconfirmed edges: test again
@@ -358,7 +368,7 @@ def monodromy(F: PolynomialSystem | WitnessSet, dim: int | None = None, point=No
         level = sizes.level(fruitless)
     bar.close()
     return _result(st, W0, perms, nloops + len(loops), reason, t0, seed, start_check, checks,
-                   splits, rebases)
+                   splits, rebases, tested, deadline)
 
 
 def _start(F, dim, point, rng, seed, method, options):
@@ -610,9 +620,13 @@ def _loop_endpoints(st: _State, loop, todo: np.ndarray):
 
 
 def _result(st: _State, W0: WitnessSet, perms, nloops, reason, t0, seed, start_check,
-            checks, splits, rebases=()):
+            checks, splits, rebases=(), tested=None, deadline=None):
+    """The result; trace tests of the loop's last round are reused (they were recomputed here:
+    on widths 2,2,2,2 ranks 1,1,1 that second test of a 709-point set overran a 600 s budget
+    by more than 20 minutes), and none is started past the deadline (then undecided)."""
     comps = st.components()
-    tests = [st.trace(c) for c in comps]
+    tested = tested or {}
+    tests = [tested.get(tuple(c)) or st.trace_by(c, deadline) for c in comps]
     confirmed = {tuple(c["points"]): c["connected"] for c in checks}
     W = W0.with_points(st.X)
     comp_sets = tuple(W.with_points(st.X[c], trace=t.to_json(), indices=c,
