@@ -155,7 +155,7 @@ def test_deep_expanding_widths_fiber_exceeds_the_symmetries():
 def test_program_encoding_gives_the_expanded_encodings_fiber(seed):
     """Widths (2,1,2): with the 'program' encoding (no expanded system; used above
     numag.encode.EXPAND_MAX_EQUATIONS) the dimension is proved by local_nullity and equals the
-    exact nullity of the expanded coefficient system; the component is the same (5, 12) (degree
+    exact nullity of the expanded coefficient system; the components are the same two (5, 12) (degree
     derived in the test below) and its witness points lie on the expanded system."""
     from numag.encode import fiber_system
     from numag.fibers import exact_nullity
@@ -165,9 +165,10 @@ def test_program_encoding_gives_the_expanded_encodings_fiber(seed):
     assert r.encoding["encoding"] == "program"
     assert r.dimension == exact_nullity(expanded, expanded.base_point) == 5
     assert any("proved exactly" in e for e in r.evidence)
-    assert [(c.dim, c.degree) for c in r.components] == [(5, 12)]
+    # W0's orbit and the layer-1 swap's (test_deep_prediction_swaps_a_layer_...)
+    assert [(c.dim, c.degree) for c in r.components] == [(5, 12), (5, 12)]
     assert certified(r) and r.matches
-    assert expanded.system.residual(r.components[0].points).max() < 1e-10
+    assert all(expanded.system.residual(c.points).max() < 1e-10 for c in r.components)
     with pytest.raises(ValueError, match="expanded fiber system"):
         fiber(arch, seed=seed, certify=True, encoding="program")
 
