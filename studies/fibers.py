@@ -25,10 +25,10 @@ TIMEOUT = 600.0         # seconds of monodromy per start point; a partial result
 # layers / deep networks: --full 60 000 (not reached: 3,1 zero, 1.4e6 paths; 3,2 a = 2,
 # 2.0e6). --quick 5 000 for single layers: reaches the three 3,2 a = 1 fibers (4 430 paths
 # each; 3,2 generic seed 0: 34 s CPU, 56 s wall at load 7, 2026-12-01); not 3,1 zero. Deep
-# --quick 1 000: not 2,1,1 (1 054) and 2,1,2 (3 026: most of their paths go to infinity
-# through the Cauchy endgame; 2,1,1 dim 6: 324 paths, 109 endgames, 107 s for 3 gammas,
-# load 10).
-COMPLETE_PATHS = {False: (60_000, 60_000), True: (5_000, 1_000)}
+# --quick 1 100: reaches 2,1,1 (1 054 paths; complete in 19-34 s since the valuation test
+# samples down to |1 - s| = 1e-12), not 2,1,2 (3 026 paths, 290 s at load 4, and NOT complete
+# on seed 0: one dim-6 superset point on no component and one endgame failure, 2026-12-01).
+COMPLETE_PATHS = {False: (60_000, 60_000), True: (5_000, 1_100)}
 
 
 def fiber_item(widths: list, ranks: list, kind: str, seed: int, blackbox: bool,
