@@ -41,6 +41,26 @@ def test_no_trace_test_is_started_past_the_timeout(seed):
     assert all(t.verdict is None and not t.residuals for t in r.trace_tests)
 
 
+def test_a_loop_past_the_deadline_starts_no_path():
+    """Loops go in batches when a deadline is set; past it no path is started (counted as
+    unfinished, not as failed), before it every point goes around the loop."""
+    import time
+    from witness.monodromy import _LoopSizes, _State, _loop_endpoints
+    from witness.options import resolve
+    r = monodromy(PolynomialSystem.from_strings(TWISTED), 1, cubic_point(0.7 + 0.2j), seed=1)
+    W = r.witness_set
+    st = _State(W, np.random.default_rng(0), "numpy", resolve(None))
+    st.add_points(W.points, np.full(len(W.points), 1e-14))
+    loop = _LoopSizes(W, np.random.default_rng(0)).new_loop(0)
+    st.deadline = time.perf_counter() - 1.0
+    src, E, _ = _loop_endpoints(st, loop, np.arange(3))
+    assert len(src) == len(E) == 0 and st.unfinished == 3 and st.paths == st.failed == 0
+    st.deadline = time.perf_counter() + 60.0
+    src, E, _ = _loop_endpoints(st, loop, np.arange(3))
+    assert sorted(src.tolist()) == [0, 1, 2] and st.unfinished == 3      # all three moved
+    np.testing.assert_allclose(E[:, 1], E[:, 0] ** 2, atol=1e-9)        # on the cubic
+
+
 @pytest.mark.parametrize("seed", [1, 2])
 def test_cyclic4_conic_has_degree_2(seed):
     a = 0.3 + 1.1j
