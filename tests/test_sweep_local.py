@@ -280,7 +280,7 @@ def test_classify_batch_with_a_bad_line_is_stored_failed_with_the_good_lines(tmp
     rec, = run_tasks([{"task": "classify", "file": str(batch), "digits": 30,
                        "no-evidence": True}], tmp_path / "s.db", workers=0)
     assert rec.status == "failed" and "1 of 2 batch lines are bad input" in rec.error, rec
-    assert ":2" in rec.error                                   # names the bad line
+    assert rec.error.count(":2") == 1                          # names the bad line, once
     assert rec.result["points"][0]["labels"] and "error" in rec.result["points"][1]
 
 

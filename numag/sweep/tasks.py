@@ -329,8 +329,10 @@ def _bad_lines(result: dict) -> str | None:
     if not n:
         return None
     first = next(p for p in result["points"] if p.get("error"))
+    where, error = str(first.get("where")), str(first["error"])
+    error = error if error.startswith(where) else f"{where}: {error}"   # not named twice
     return (f"BadInput: {n} of {len(result['points'])} batch lines are bad input (first: "
-            f"{first.get('where')}: {first['error']}); the other lines' results are stored")
+            f"{error}); the other lines' results are stored")
 
 
 def execute(payload: dict) -> Outcome:
