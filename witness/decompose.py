@@ -826,7 +826,7 @@ def _checks(B: _Builder, comps, run_info) -> list[dict]:
                     ("every finished run found every component and nothing else" if agree
                      else "no run finished, so there is no independent check (a run that "
                           "did not finish never counts as agreeing)" if not finished
-                     else "runs differ from the reported components (see 'runs'); a run "
+                     else "runs differ from the reported components (see 'runs' in --json); a run "
                           "that did not finish never counts as agreeing"))},
     ]
 
