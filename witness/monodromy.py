@@ -312,7 +312,7 @@ def monodromy(F: PolynomialSystem | WitnessSet, dim: int | None = None, point=No
     done: dict[tuple, dict] = {}   # sets already confirmed by full loops
     bar = tqdm(desc="monodromy", unit="pt", disable=None if progress is None else not progress,
                file=sys.stderr, leave=False)
-    deadline = None if timeout is None else t0 + timeout
+    deadline = st.deadline
     tested: dict[tuple, TraceTestResult] = {}     # the current graph's trace tests
     while True:
         comps = st.components()
