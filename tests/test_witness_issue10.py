@@ -319,3 +319,21 @@ def test_witness_superset_records_its_draws(seed):
     assert S.draws == ({"seed": S.solve.seed, "failed": 0, "failure_reasons": {}},)
     with pytest.raises(ValueError, match="attempts"):
         witness_superset(F, 1, np.random.default_rng(seed), attempts=0)
+
+
+def test_two_close_simple_roots_are_never_a_complete_double_root(tmp_path):
+    """x^2 - 1e-12 has two simple roots ±1e-6 (derivative 2x = ±2e-6 != 0). On seed 1 our
+    endgame converges to their centre and reports one point of multiplicity 2; PHCpack finds
+    two points there that are not the same point. That must not be `complete: True` (it was,
+    with "agrees"): the difference is listed as unresolved. A true double root, (x - 1)^2,
+    stays complete (PHCpack's two points at 1 are the same point)."""
+    s = cli(tmp_path, "solve", "x^2 - 1e-12\n", "--seed", "1")
+    double = [x for x in s["solutions"] if x["multiplicity"] == 2]
+    if double:                              # the cluster centre was reported as a double root
+        assert s["complete"] is False
+        assert any(d["verdict"].startswith("unresolved") for d in s["check"]["differences"])
+    else:                                   # or both simple roots were found
+        assert sorted(abs(complex(*x["point"][0])) for x in s["solutions"]) == \
+            pytest.approx([1e-6, 1e-6], rel=1e-6)
+    t = cli(tmp_path, "solve", "x^2 - 2*x + 1\n", "--seed", "1")
+    assert t["complete"] is True and [x["multiplicity"] for x in t["solutions"]] == [2]
