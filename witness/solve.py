@@ -299,10 +299,10 @@ def solve_paths(F: PolynomialSystem, *, seed: int | None = 0, options: Options |
             break
     tr, status, reasons, _, gamma = best
     groups, pairs = group_endpoints(tr, status, opt)
-    best = [min(g, key=lambda i: _finite(tr.accuracy[i])) for g in groups]
-    res = F.residual(tr.endpoints[best]) if groups else []      # batched, as above
+    most_accurate = [min(g, key=lambda i: _finite(tr.accuracy[i])) for g in groups]
+    res = F.residual(tr.endpoints[most_accurate]) if groups else []   # batched, as above
     out = [_examine(F, tr, status, g, b, float(r), opt, rng, examine)
-           for g, b, r in zip(groups, best, res)]
+           for g, b, r in zip(groups, most_accurate, res)]
     return PathSolve(F, "total degree", status, reasons, tuple(out), tuple(pairs),
                      gamma, seed, tuple(log), tr, time.perf_counter() - t0)
 

@@ -62,14 +62,6 @@ from . import distinct
 from .certify import CertificationResult, certify
 from .jsonio import vector_to_json
 from .phc import SolveResult
-
-PHC_CHECK_MIN_WAIT = 60.0   # seconds the PHCpack check is waited for at least ...
-PHC_CHECK_FACTOR = 10.0     # ... or this times our own solve's seconds
-
-
-def phc_check_deadline(own_seconds: float) -> float:
-    """Seconds PHCpack's blackbox check of ``solve`` is given (see the module docstring)."""
-    return max(PHC_CHECK_MIN_WAIT, PHC_CHECK_FACTOR * own_seconds)
 from .refine import refine
 from .solve import SOLVE_OPTIONS, PathSolve, full_rank
 from .system import PolynomialSystem
@@ -80,6 +72,13 @@ REFINE_DIGITS = 20      # Newton in mpmath to this many digits before the residu
 REFINE_ABOVE = 1e-13    # points with a smaller double-precision backward error are not refined
 MOVE_TOL = 1e-6         # relative distance Newton may move a point it refines
 REFINE_STEPS = 8        # at most; a regular root from double precision needs 2-3
+PHC_CHECK_MIN_WAIT = 60.0   # seconds the PHCpack check is waited for at least ...
+PHC_CHECK_FACTOR = 10.0     # ... or this times our own solve's seconds
+
+
+def phc_check_deadline(own_seconds: float) -> float:
+    """Seconds PHCpack's blackbox check of ``solve`` is given (see the module docstring)."""
+    return max(PHC_CHECK_MIN_WAIT, PHC_CHECK_FACTOR * own_seconds)
 
 
 def real_mask(X, tol: float = REAL_TOL) -> np.ndarray:
