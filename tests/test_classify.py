@@ -358,3 +358,31 @@ def test_not_probed_is_not_agreement_and_generic_points_are_probed():
     assert r.evidence.boundary == BoundaryVerdict.NOT_BOUNDARY     # flattening σ₂ > 0
     assert any(p.get("decided_nonzero") for p in r.evidence.probes)
     assert r.agreement == {"singular": "agree", "boundary": "agree"}
+
+
+def test_evidence_is_scale_invariant_at_extreme_magnitudes():
+    """(A, V) with V ~ 1e308 and weights spread over 1e-100 .. 1e200: the labels are those of
+    the unscaled point (M is a cone; (A, V) ~ (cA, V/c)), and the Jacobian evidence must agree
+    with the unscaled evidence (it read a rank drop from the blocks' sizes: "singular")."""
+    A, V = np.array([[1, 2], [2, 4]]), np.array([[1, 0], [0, 1]])
+    ref = classify_av(A, V, 1)
+    for scaled in (classify_av(A, 1e308 * V.astype(float), 1),
+                   classify_av(1e-300 * A.astype(float), V, 1)):
+        assert scaled.labels == ref.labels
+        assert scaled.evidence.singular == ref.evidence.singular == "smooth"
+        assert [f.jacobian_rank.value for f in scaled.evidence.fiber] == \
+            [f.jacobian_rank.value for f in ref.evidence.fiber]
+    Q, K = np.array([[1e200, -3e200, 2e200]]), np.array([[1e-100, 2e-100, 1e-100]])
+    Vw = np.array([[1e150, 0, 2e150], [0, 1e150, 1e150]])
+    r = classify_weights(Q, K, Vw)
+    assert r.evidence.singular == "smooth" and r.agreement["singular"] == "agree"
+
+
+def test_float64_boundary_probe_does_not_decide_rounding_noise_nonzero():
+    """A = [[1, 2], [3, 6]] has rank 1, so T's (e | r b c) flattening has rank 1 and σ₂ = 0
+    exactly; in float64 it comes out ~1e-16, which must not be "decided nonzero" (the squared
+    tolerance of the mpmath probes is below float64 rounding)."""
+    r = classify_av(np.array([[1., 2.], [3., 6.]]), np.eye(2), 1, RankOptions(None))
+    flat = {p["flattening"]: p for p in r.evidence.probes}
+    assert flat["(e | r b c)"]["sigma2_rel"] < 1e-12
+    assert flat["(e | r b c)"]["decided_nonzero"] is False

@@ -67,7 +67,11 @@ def _probe_flattenings(exact, prec: RankOptions,
 
 def _probe_precision(prec: RankOptions) -> RankOptions:
     """2·digits + 10 digits, decided at tolerance² and margin²: the probed quantities are
-    quadratic in the distance to the boundary."""
+    quadratic in the distance to the boundary. float64 has no more digits to give, so its
+    probes keep the float64 tolerance (tolerance² would sit below float64 rounding, ~1e-16,
+    and call rounding noise "decided nonzero")."""
+    if prec.is_float:
+        return prec
     return RankOptions(work_digits(prec), prec.tolerance ** 2, prec.min_margin ** 2)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import flint
 import numpy as np
@@ -123,12 +124,16 @@ def collect_evidence(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int],
         the given weights (Q, K, V), or None.
     """
     d, d_out, a = shape
+    exact, qkv, scaled = normalized(exact, qkv)
+    A, V = prec.convert(exact[0]), prec.convert(exact[1])
     arch = Architecture.single(d, d_out, a)
     ops = prec.ops()
     rng = np.random.default_rng(seed)
     n_inputs = math.ceil((arch.n_params + 8) / (2 * d_out)) + 1
     X = ops.random(rng, (n_inputs, d, 2))
-    notes: list[str] = []
+    notes: list[str] = ([f"evidence computed at (A, V) scaled by powers of two to entries of "
+                          f"size ~1 ({scaled}): the same point of P(M), and every label is "
+                          "invariant under scaling (M is a cone)"] if scaled else [])
 
     def jac(W):
         return jacobian(arch, [LayerWeights(*W)], X, ops)
@@ -152,6 +157,46 @@ def collect_evidence(A: np.ndarray, V: np.ndarray, shape: tuple[int, int, int],
     boundary, probes = boundary_probe(exact, shape, prec, seed, ranks, notes)
     return Evidence(dim_formula, generic, tuple(fiber), joint, singular, boundary, nearby, eps,
                     tuple(probes), tuple(notes), seed, n_inputs, ranks_source)
+
+
+def _pow2(m: np.ndarray) -> Fraction:
+    """2^-k with 2^k ≈ the largest |entry| of the rational array m (1 for m = 0): exact."""
+    big = max((abs(x) for x in m.flat), default=Fraction(0))
+    if big == 0:
+        return Fraction(1)
+    k = _log2(Fraction(big))
+    if abs(k) <= RESCALE_BEYOND:
+        return Fraction(1)
+    return Fraction(1, 2 ** k) if k >= 0 else Fraction(2 ** -k)
+
+
+# entries within 2^±16 of 1 are left alone: a relative threshold then still sees every block
+RESCALE_BEYOND = 16
+
+
+def normalized(exact, qkv) -> tuple[tuple, tuple | None, str]:
+    """(A, V) and the weights (Q, K, V) rescaled by powers of two (exactly, as rationals) to
+    entries of size ~1, and a description of the scaling ("" when none was needed).
+
+    A point whose entries are ~1e308 (or 1e-300) has the same labels as its rescaling (M is a
+    cone; (A, V) and (cA, V/c) give the same φ), but its Jacobian's blocks differ in size by
+    powers of the scale, which a relative rank threshold reads as a rank drop.
+    """
+    mats = [exact_rationals(np.asarray(m, dtype=object)) for m in exact]
+    if qkv is None:
+        sA, sV = (_pow2(m) for m in mats)
+        out_qkv = None
+    else:
+        ws = [exact_rationals(np.asarray(m, dtype=object)) for m in qkv]
+        sQ, sK, sV = (_pow2(m) for m in ws)
+        sA = sQ * sK
+        out_qkv = tuple(m * s for m, s in zip(ws, (sQ, sK, sV)))
+    note = "" if sA == sV == 1 else f"A by 2^{_log2(sA)}, V by 2^{_log2(sV)}"
+    return (mats[0] * sA, mats[1] * sV), out_qkv, note
+
+
+def _log2(s: Fraction) -> int:
+    return s.numerator.bit_length() - s.denominator.bit_length()
 
 
 EXACT_RANKS = "exact over Q (python-flint), independent of the rules"
