@@ -184,7 +184,7 @@ def check_completeness(fs, comps, new_component, rng, deadline: float | None,
                              deadline=deadline)
         rec = {"dim": full_dim, "root_count": counts[d], "start_points": S.root_count,
                "counts": S.counts, "points": len(S.points), "seed": S.seed,
-               "seconds": round(S.seconds, 2)}
+               "seconds": round(S.seconds, 2), "paths_tracked": _tracked(S)}
         out["dims"].append(rec)
         if S.interrupted:
             tracked = S.counts.get("interrupted_tracked", S.counts["tracked"])
@@ -225,6 +225,15 @@ def check_completeness(fs, comps, new_component, rng, deadline: float | None,
         "every point of every superset is on a reported component (its witness point or junk)"
         " or off the fiber")
     return _done(out, t0)
+
+
+def _tracked(S) -> int:
+    """Paths S's solve tracked over all its gammas (each attempt tracks every start path; an
+    interrupted attempt only part of them)."""
+    c = S.counts
+    if c.get("interrupted_tracked") is not None:
+        return S.root_count * (c["interrupted_attempt"] - 1) + c["interrupted_tracked"]
+    return S.root_count * c["attempts_run"]
 
 
 def _late(deadline: float | None) -> bool:

@@ -135,7 +135,8 @@ class FiberComponent:
     label
         the expected component whose start point reached it ('blackbox only' else).
     dim, degree
-        dimension and degree (number of witness points).
+        dimension and number of witness points: the degree when the trace test passed, a
+        lower bound otherwise.
     trace_test
         verdict, residual, tolerance and margin of the linear trace test.
     points

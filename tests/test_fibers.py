@@ -351,6 +351,8 @@ def test_complete_decomposition_of_small_fibers(seed):
     dims = {d["dim"]: d for d in r.completeness["dims"]}
     assert dims[2]["placed"]["component"] >= 2                  # one point per branch at least
     assert all(d["counts"]["failed"] == 0 for d in dims.values())
+    # every start path of every dimension's root count was tracked, and is counted
+    assert sum(d["paths_tracked"] for d in dims.values()) >= r.completeness["paths"] > 0
     z = fiber(Architecture.single(2, 1, 1), kind="zero", seed=seed, blackbox=False)
     assert z.complete is True and sorted(c.dim for c in z.components) == [4, 4, 4]
 

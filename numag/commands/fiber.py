@@ -57,7 +57,7 @@ def render(r: FiberDecomposition) -> str:
                 if r.components and r.dimension > max(c.dim for c in r.components) else ")"))]
     for c in r.components:
         t = c.trace_test
-        rows.append(("component", f"dim {c.dim}, degree {c.degree}, trace test "
+        rows.append(("component", f"dim {c.dim}, {_degree(c.degree, t['verdict'])}, trace test "
                      f"{TRACE_WORDS[t['verdict']]} (residual {t['residual']:.1e}"
                      f", tolerance {t['tolerance']:.0e})  [{c.label}]"))
         if c.certification is not None:
@@ -70,12 +70,25 @@ def render(r: FiberDecomposition) -> str:
               + (": " + _unprefixed(r.completeness["reason"], "not checked: ")
                  if r.completeness else "")),
              ("verdict", r.verdict),
-             ("paths tracked", f"{r.paths_tracked} ({r.failed_paths} failed)"),
+             ("paths tracked", f"{r.paths_tracked} ({r.failed_paths} failed) by monodromy"
+              + _superset_paths(r.completeness)),
              ("seed", r.seed), ("time", f"{r.seconds:.2f} s")]
     if r.blackbox:
         rows.append(("blackbox check", f"{r.blackbox['components']} "
                      f"({'agrees' if r.blackbox['agrees'] else 'disagrees'})"))
     return table(rows) + "\n" + "\n".join(f"  evidence: {e}" for e in r.evidence)
+
+
+def _superset_paths(completeness: dict | None) -> str:
+    n = sum(d.get("paths_tracked", 0) for d in (completeness or {}).get("dims", ()))
+    return f"; {n} by the completeness check's supersets" if n else ""
+
+
+def _degree(points: int, verdict: bool | None) -> str:
+    """The degree once the trace test has passed; before that only a lower bound (a monodromy
+    run stopped by a budget holds part of the witness set)."""
+    return (f"degree {points}" if verdict is True else
+            f"degree >= {points} ({points} witness point{'s' if points != 1 else ''} found)")
 
 
 def _unprefixed(text: str, prefix: str) -> str:
