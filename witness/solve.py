@@ -33,6 +33,14 @@ gamma (1 - s) [x_i^(d_i) - 1] + s F in projective space with the Cauchy endgame
 ``complete`` is true when no path failed, every point is decided, and the counts add up:
 regular + singular + at infinity + failed = number of paths (checked, not assumed).
 
+**Scaling.** A system whose coefficients or solutions are far from size 1 (x*y - 1e10,
+x - 1e12, x^2 - 1e-20) is tracked, and its singular points examined, after Morgan's equation
+and variable scaling by powers of two (``witness.scaling``; exact, same solutions and
+multiplicities); the points are mapped back and judged on F as written. Without it the paths
+of x*y - 1e10, x - y failed at the minimal step, x - 1e12's root was taken for a point at
+infinity, and the two roots ±1e-10 of x^2 - 1e-20 were one 'double root' at 0 (backward error
+1e-20 on coefficients of size 1).
+
 The start system is the total-degree one (``witness.homotopy.total_degree_start``); there is no
 polyhedral (mixed volume) start yet, so sparse systems track more paths than they need.
 """
@@ -51,6 +59,7 @@ from .dualspace import LocalStructure, local_structure, row_scales, scaled_rank
 from .homotopy import Homotopy, straight_line_homotopy, total_degree_start
 from .jsonio import vector_to_json
 from .options import Options, TrackerOptions, resolve
+from .scaling import Scaling, morgan_scaling
 from .system import PolynomialSystem
 from .tracking import FailureReason, PathStatus, TrackResult, random_gamma, track
 
@@ -113,7 +122,10 @@ class PathSolve:
     system; start ('total degree'); n_paths; status, reasons : str (n_paths,) per path (after
     the rank check of step 1); groups : EndpointGroup per point; undecided_pairs : pairs of
     groups the point rule could not separate; gamma, seed; attempts : per run {gamma, counts};
-    track : the TrackResult of the run reported; seconds."""
+    track : the TrackResult of the run reported (in the scaled coordinates y when ``scaling``
+    is set); seconds; scaling : the equation and variable scaling the paths were tracked and
+    the singular points examined on (``witness.scaling``: x = 2^d y; None when the system
+    needs none); the groups' points and residuals are in F's own coordinates."""
     system: PolynomialSystem
     start: str
     status: np.ndarray
@@ -125,6 +137,7 @@ class PathSolve:
     attempts: tuple[dict, ...]
     track: TrackResult = field(repr=False)
     seconds: float = 0.0
+    scaling: Scaling | None = None
 
     @property
     def n_paths(self) -> int:
@@ -179,7 +192,8 @@ class PathSolve:
                 "complete": self.complete, "points": [g.to_json() for g in self.groups],
                 "undecided_pairs": [list(p) for p in self.undecided_pairs],
                 "gamma": [self.gamma.real, self.gamma.imag], "seed": self.seed,
-                "attempts": list(self.attempts), "seconds": self.seconds}
+                "attempts": list(self.attempts), "seconds": self.seconds,
+                "scaling": self.scaling.to_json() if self.scaling else None}
 
 
 # ----------------------------------------------------------------------------- tracking
@@ -283,12 +297,14 @@ def solve_paths(F: PolynomialSystem, *, seed: int | None = 0, options: Options |
     opt = SOLVE_OPTIONS if options is None else resolve(options)
     seed = int(np.random.SeedSequence().entropy % 2**31) if seed is None else int(seed)
     rng = np.random.default_rng(seed)
+    scaling = morgan_scaling(F)
+    G = F if scaling.identity else scaling.apply(F)     # tracked and examined in y: x = 2^d y
     best, log = None, []
     for _ in range(attempts):
         gamma = random_gamma(rng)
-        H, X0 = total_degree_homotopy(F, gamma)
+        H, X0 = total_degree_homotopy(G, gamma)
         tr = track(H, X0, opt, endgame=True, reroute=False, rng=rng)
-        status, reasons = endpoint_status(F, tr, opt)
+        status, reasons = endpoint_status(G, tr, opt)
         failed = int(np.sum(status == PathStatus.FAILED))
         log.append({"gamma": [gamma.real, gamma.imag], "failed": failed,
                     "counts": {str(s): int(np.sum(status == s)) for s in PathStatus},
@@ -300,11 +316,25 @@ def solve_paths(F: PolynomialSystem, *, seed: int | None = 0, options: Options |
     tr, status, reasons, _, gamma = best
     groups, pairs = group_endpoints(tr, status, opt)
     most_accurate = [min(g, key=lambda i: _finite(tr.accuracy[i])) for g in groups]
-    res = F.residual(tr.endpoints[most_accurate]) if groups else []   # batched, as above
-    out = [_examine(F, tr, status, g, b, float(r), opt, rng, examine)
+    res = G.residual(tr.endpoints[most_accurate]) if groups else []   # batched, as above
+    out = [_examine(G, tr, status, g, b, float(r), opt, rng, examine)
            for g, b, r in zip(groups, most_accurate, res)]
+    if not scaling.identity:
+        out = _unscaled(F, out, scaling)
     return PathSolve(F, "total degree", status, reasons, tuple(out), tuple(pairs),
-                     gamma, seed, tuple(log), tr, time.perf_counter() - t0)
+                     gamma, seed, tuple(log), tr, time.perf_counter() - t0,
+                     None if scaling.identity else scaling)
+
+
+def _unscaled(F: PolynomialSystem, groups: list[EndpointGroup], scaling: Scaling
+              ) -> list[EndpointGroup]:
+    """The groups' points mapped back to F's coordinates (x = 2^d y) and their backward errors
+    taken on F as written (batched)."""
+    if not groups:
+        return groups
+    X = scaling.to_original(np.array([g.point for g in groups]))
+    res = F.residual(X)
+    return [replace(g, point=x, residual=float(r)) for g, x, r in zip(groups, X, res)]
 
 
 # ----------------------------------------------------------------------------- grouping

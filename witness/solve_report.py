@@ -258,7 +258,10 @@ class SolveReport:
                  f"complete: {self.complete}, seed {self.seed}",
                  f"paths: {p.n_paths} ({p.start}): {c['regular']} regular, {c['singular']} "
                  f"singular, {c['at_infinity']} at infinity, {c['failed']} failed"
-                 + (f" ({fails})" if fails else "") + f"; adds up: {p.adds_up}",
+                 + (f" ({fails})" if fails else "") + f"; adds up: {p.adds_up}"
+                 + (f"; tracked after scaling equations by 2^{list(p.scaling.equation_exponents)}"
+                    f", variables by 2^{list(p.scaling.variable_exponents)} (Morgan)"
+                    if p.scaling else ""),
                  f"{len(self.solutions)} isolated solutions ({n_sing} singular), {self.n_real} "
                  f"real ({self.rejected} rejected by the residual check)"]
         for s in self.solutions:

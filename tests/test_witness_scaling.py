@@ -1,0 +1,56 @@
+"""Morgan's equation and variable scaling (witness.scaling) and solves of badly scaled systems.
+
+Expected roots are closed forms: x*y = 1e10, x = y gives x = ±1e5; x^2 = c gives ±sqrt(c);
+x^2 = 2 y^2, y = 1e-12 gives x = ±sqrt(2)·1e-12. Every root is simple (the derivative, resp. the
+Jacobian determinant, is nonzero there), so each must be one point of multiplicity 1.
+"""
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from witness import PolynomialSystem
+from witness.scaling import NEGLIGIBLE_BITS, morgan_scaling
+from witness.solve import solve_paths
+
+SEEDS = (1, 2)
+
+
+def test_scaled_system_is_the_original_at_scaled_points():
+    """G(y) = diag(2^c) F(2^d y), evaluated independently at random points; coefficients stay
+    exact rationals."""
+    F = PolynomialSystem.from_strings(["x*y - 1e10 + 3/7*x", "x - y + 1e-3"])
+    S = morgan_scaling(F)
+    assert not S.identity and max(map(abs, S.variable_exponents)) > NEGLIGIBLE_BITS
+    G = S.apply(F)
+    assert all(isinstance(c, Fraction) for p in G.polynomials for c in p.values())
+    Y = np.random.default_rng(0).normal(size=(5, 2)) + 1j
+    lhs = G.evaluate(Y)
+    rhs = F.evaluate(S.to_original(Y)) * np.exp2(S.equation_exponents)
+    assert np.allclose(lhs, rhs, rtol=1e-12)
+
+
+def test_well_scaled_systems_are_left_alone():
+    F = PolynomialSystem.from_strings(["x^2 + y - 3", "x + y^2/8 - 3/2"])
+    assert morgan_scaling(F).identity
+    assert solve_paths(F, seed=1).scaling is None
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("system,roots", [
+    (["x*y - 1e10", "x - y"], [(1e5, 1e5), (-1e5, -1e5)]),
+    (["x - 1e12"], [(1e12,)]),
+    (["x^2 - 1e24"], [(1e12,), (-1e12,)]),
+    (["x^2 - 1e-20"], [(1e-10,), (-1e-10,)]),
+    (["x^2 + 1e-20"], [(1e-10j,), (-1e-10j,)]),
+    (["x^2 - 2*y^2", "y - 1e-12"], [(2 ** 0.5 * 1e-12, 1e-12), (-2 ** 0.5 * 1e-12, 1e-12)]),
+])
+def test_badly_scaled_systems_have_every_root_simple(system, roots, seed):
+    """Before scaling: the paths failed at the minimal step (±1e5), the root 1e12 was 'at
+    infinity', and ±1e-10 were one complete 'double root' at 0."""
+    r = solve_paths(PolynomialSystem.from_strings(system), seed=seed)
+    assert r.complete and r.scaling is not None
+    got = [np.array(g.point) for g in r.isolated]
+    assert [g.multiplicity for g in r.isolated] == [1] * len(roots) and len(got) == len(roots)
+    for q in (np.array(p, dtype=complex) for p in roots):      # each root found, to 1e-9
+        assert min(np.linalg.norm(p - q) for p in got) <= 1e-9 * np.linalg.norm(q)
