@@ -351,13 +351,16 @@ def rank_profile(arch: Architecture, layers: Sequence[LayerWeights]) -> str:
 
 
 def point_type(arch: Architecture, layers: Sequence[LayerWeights]) -> PointType:
-    """Type of a rational single-layer point (exact ranks); generic for deep networks.
+    """Type of a rational point (exact ranks).
 
-    zero: KᵀQ = 0 or V = 0; rank one: a = 1 and rk V = 1 (HMK's two branches; u ∥ w or not);
-    generic: rk Q = rk K = rk(KᵀQ) = min(a, d) and rk V = min(d, d'); rank drop: every other
-    point (no prediction; ``rank_profile`` names its ranks)."""
+    Single layer: zero: KᵀQ = 0 or V = 0; rank one: a = 1 and rk V = 1 (HMK's two branches;
+    u ∥ w or not); generic: rk Q = rk K = rk(KᵀQ) = min(a, d) and rk V = min(d, d'); rank drop:
+    every other point (no prediction; ``rank_profile`` names its ranks). Deep: zero when some
+    layer has K_iᵀQ_i = 0 or V_i = 0 (that layer maps everything to 0, and every later layer
+    maps 0 to 0: φ ≡ 0); generic when every layer has the generic ranks above; rank drop
+    otherwise."""
     if not arch.is_single_layer:
-        return PointType.GENERIC
+        return _deep_point_type(arch, layers)
     (Q, K, V), = layers
     A = K.T.dot(Q)
     rA, rV = exact_rank(A), exact_rank(V)
@@ -374,6 +377,23 @@ def point_type(arch: Architecture, layers: Sequence[LayerWeights]) -> PointType:
         else PointType.RANK_ONE
 
 
+def _deep_point_type(arch: Architecture, layers: Sequence[LayerWeights]) -> PointType:
+    drop = False
+    for (Q, K, V), ((a, d), _, (d_out, _)) in zip(layers, arch.layer_shapes()):
+        Q, K, V = (_exact(M) for M in (Q, K, V))
+        rA, rV = exact_rank(K.T.dot(Q)), exact_rank(V)
+        if rA == 0 or rV == 0:
+            return PointType.ZERO
+        full = min(a, d)
+        drop |= not (rA == full and exact_rank(Q) == full and exact_rank(K) == full
+                     and rV == min(d, d_out))
+    return PointType.RANK_DROP if drop else PointType.GENERIC
+
+
+def _exact(M) -> np.ndarray:
+    return np.array([[Fraction(v) for v in row] for row in M], dtype=object)
+
+
 # ----------------------------------------------------------------------------- predictions
 def expected_components(arch: Architecture, layers: Sequence[LayerWeights], kind: PointType,
                         rng: np.random.Generator) -> list[ExpectedComponent]:
@@ -382,6 +402,11 @@ def expected_components(arch: Architecture, layers: Sequence[LayerWeights], kind
     kind = PointType(kind)
     if kind is PointType.GENERIC and not arch.is_single_layer:
         return _deep_components(arch, layers, w0, rng)
+    if kind is PointType.ZERO and not arch.is_single_layer:
+        return _deep_zero_probes(arch, rng)        # W0 itself may lie on several components
+    if not arch.is_single_layer:                   # a deep rank-drop point
+        return [ExpectedComponent("component(s) through W0", None,
+                                  "no prediction for this deep rank-drop stratum", w0)]
     if kind is PointType.GENERIC:
         return [ExpectedComponent("orbit of W0", orbit_dimension(arch, layers),
                                   "HMK: generic fiber = (S1)–(S3) orbit", w0)]
@@ -519,17 +544,42 @@ def _branch_point(layer: LayerWeights, rng: np.random.Generator, swap: bool) -> 
 
 
 def _zero_components(arch, a, d, d_out, rng) -> list[ExpectedComponent]:
+    return [ExpectedComponent(label, dim, source, exact_point(arch, [layer]))
+            for label, dim, source, layer in _zero_layers(a, d, d_out, rng)]
+
+
+def _zero_layers(a: int, d: int, d_out: int, rng) -> list[tuple[str, int, str, tuple]]:
+    """(label, dimension, source, a random point (Q, K, V)) of each component of one layer's
+    zero set {KᵀQ = 0} ∪ {V = 0} (module docstring)."""
     out = []
     for r in range(max(0, a - d), min(a, d) + 1):
         Q = np.vstack([_rationals(rng, (r, d)), _zeros((a - r, d))])       # im Q = span(e_1..e_r)
         K = np.vstack([_zeros((r, d)), _rationals(rng, (a - r, d))])       # Kᵀ kills e_1..e_r
         V = _rationals(rng, (d_out, d))
-        out.append(ExpectedComponent(
-            f"Z_{r} × C^(d'd) (rk Q = {r}, rk K = {a - r})", r * (a - r) + a * d + d * d_out,
-            "derived (module docstring): {Kᵀ Q = 0} component", exact_point(arch, [(Q, K, V)])))
+        out.append((f"Z_{r} × C^(d'd) (rk Q = {r}, rk K = {a - r})",
+                    r * (a - r) + a * d + d * d_out,
+                    "derived (module docstring): {Kᵀ Q = 0} component", (Q, K, V)))
     Q, K = _rationals(rng, (a, d)), _rationals(rng, (a, d))
-    out.append(ExpectedComponent("{V = 0}", 2 * a * d, "derived: {V = 0} = C^(2ad)",
-                                 exact_point(arch, [(Q, K, _zeros((d_out, d)))])))
+    out.append(("{V = 0}", 2 * a * d, "derived: {V = 0} = C^(2ad)", (Q, K, _zeros((d_out, d)))))
+    return out
+
+
+def _deep_zero_probes(arch: Architecture, rng) -> list[ExpectedComponent]:
+    """Start points on the known pieces of a deep zero fiber: one layer i in a component of its
+    own zero set, every other layer random (each such set lies in the fiber: layer i maps
+    everything to 0 and every later layer maps 0 to 0). Not claimed to be all components
+    (e.g. V_2 V_1 = 0 also gives φ ≡ 0), nor each a component: start points only."""
+    shapes = arch.layer_shapes()
+    sizes = [sum(int(np.prod(s)) for s in sh) for sh in shapes]
+    out = []
+    for i, ((a, d), _, (d_out, _)) in enumerate(shapes):
+        for label, dim, _, layer in _zero_layers(a, d, d_out, rng):
+            layers = [layer if j == i else
+                      tuple(_rationals(rng, s) for s in sh) for j, sh in enumerate(shapes)]
+            out.append(ExpectedComponent(
+                f"layer {i + 1}: {label}", dim + sum(sizes) - sizes[i],
+                "derived: a zero layer makes φ ≡ 0 (start point only)",
+                exact_point(arch, layers), Expectation.PROBE))
     return out
 
 
@@ -809,14 +859,14 @@ def _monodromy_all(run: _Runner, expected):
     """Monodromy from each expected start point not already on a component found; the
     remaining time budget is shared (a start point reached after the deadline is skipped)."""
     comps: list[FiberComponent] = []
-    evidence, skipped = [], []
+    evidence, skipped = [], {}      # skipped: label -> why monodromy did not run
     for e in expected:
         x = np.array([complex(v) for v in e.point])
         left = _remaining(run.deadline)
         if comps and left is not None and left <= 0:
             # a membership test tracks one path per witness point (709 points on widths
             # 2,2,2,2 after 15 min): none is started after the deadline
-            skipped.append(e.label)
+            skipped[e.label] = "time budget exhausted"
             evidence.append(f"'{e.label}': membership of its start point and monodromy not "
                             f"run (time budget exhausted)")
             continue
@@ -844,10 +894,17 @@ def _monodromy_all(run: _Runner, expected):
                             f"is compared with them below")
         left = _remaining(run.deadline)
         if left is not None and left <= 0:
-            skipped.append(e.label)
+            skipped[e.label] = "time budget exhausted"
             evidence.append(f"'{e.label}': monodromy not run (time budget exhausted)")
             continue
         k, how = local_nullity(run.fs, e.point)
+        if not 0 < k < run.fs.system.n_vars:
+            skipped[e.label] = "vanishing Jacobian at its point"
+            evidence.append(f"'{e.label}': monodromy not run: the fiber system's Jacobian "
+                            f"nullity at its point is {k} of {run.fs.system.n_vars} unknowns "
+                            "(a vanishing Jacobian: e.g. a zero layer followed by a layer "
+                            "that is cubic at 0; the fiber is non-reduced there)")
+            continue
         got, line = run(e.label, e.point, k)
         comps += got
         evidence.append(line if how is None or "NOT" not in how else f"{line} ({how})")
@@ -1030,7 +1087,10 @@ def _compare(expected, comps, dim0, bb, skipped=(), complete=None, dim_proven=Tr
              ) -> tuple[bool | None, str, list[str]]:
     checks, problems, pending = [], [], []
     first = expected[0]
-    if first.dim is not None and not dim_proven:
+    probes_only = all(e.expectation is Expectation.PROBE for e in expected)
+    if probes_only:             # known pieces, no prediction of the fiber (deep zero fiber)
+        pass
+    elif first.dim is not None and not dim_proven:
         pending.append(f"the fiber dimension at W0 is not proven (Jacobian nullity between "
                        f"the predicted {first.dim} and {dim0})")
     elif first.dim is not None:
@@ -1078,7 +1138,7 @@ def _compare(expected, comps, dim0, bb, skipped=(), complete=None, dim_proven=Tr
                   for c in comps if c.trace_test["verdict"] is True and not c.certified]
     undecided += [f"'{c.label}' (dim {c.dim}): not proven distinct from an earlier component "
                   f"(membership undecided)" for c in comps if c.distinct is None]
-    undecided += [f"'{label}' (monodromy not run: time budget exhausted)" for label in skipped]
+    undecided += [f"'{label}' (monodromy not run: {why})" for label, why in dict(skipped).items()]
     undecided += pending
     # a predicted component not reached separately contradicts the prediction only when the
     # decomposition is proven complete; otherwise its monodromy set may have been merged with
@@ -1094,7 +1154,8 @@ def _compare(expected, comps, dim0, bb, skipped=(), complete=None, dim_proven=Tr
                       f"({'agrees' if bb['agrees'] else 'DISAGREES'})")
     if problems:
         return False, "does not match the known symmetries: " + "; ".join(problems), checks
-    if all(e.dim is None for e in expected) and expected[0].source.startswith("no prediction"):
+    if probes_only or (all(e.dim is None for e in expected)
+                       and expected[0].source.startswith("no prediction")):
         return None, (f"no prediction for this rank stratum: {len(comps)} component(s) found "
                       f"{sorted((c.dim, c.degree) for c in comps)}; complete: "
                       f"{ {True: 'yes', False: 'NOT proven', None: 'not checked'}[complete]}"

@@ -569,3 +569,45 @@ def test_all_zero_weights_are_a_singular_point_not_a_mismatch(tmp_path):
     assert r.dimension == 12 and sorted(c.dim for c in r.components) == [6, 9, 9]
     assert r.matches is not False
     assert any("singular point of the fiber" in e for e in r.evidence)
+
+
+# ----------------------------------------------------------------------------- deep strata
+def _deep_layers(q1=((1, 2),), v1=((2, 5),), q2=((3,),), v2=((1,), (4,))):
+    """Widths 2,1,2, ranks 1,1 (layer 1: Q, K 1×2, V 1×2; layer 2: Q, K 1×1, V 2×1)."""
+    from numag.architecture import LayerWeights
+    return [LayerWeights(_exact(q1), _exact(((3, -1),)), _exact(v1)),
+            LayerWeights(_exact(q2), _exact(((-2,),)), _exact(v2))]
+
+
+def test_deep_point_type_names_zero_and_rank_drop_points():
+    """A zero layer (V_2 = 0, or Q_1 = 0) makes φ ≡ 0: every lightning layer is homogeneous
+    cubic in its input, so 0 is mapped to 0 by every later layer; a layer below its generic
+    ranks (widths 2,2,2 with rk V_1 = 1 < min(d, d') = 2) is a rank drop; the sample point is
+    generic."""
+    from numag.architecture import LayerWeights
+    from numag.fibers import PointType, point_type
+    arch = Architecture((2, 1, 2), (1, 1))
+    assert point_type(arch, _deep_layers(v2=((0,), (0,)))) is PointType.ZERO
+    assert point_type(arch, _deep_layers(q1=((0, 0),))) is PointType.ZERO
+    assert point_type(arch, _deep_layers()) is PointType.GENERIC
+    wide = Architecture((2, 2, 2), (1, 1))
+    layers = sample_point(wide, "generic", 0)
+    Q, K, V = layers[0]
+    drop = [LayerWeights(Q, K, _exact(((1, 2), (2, 4))))] + list(layers[1:])   # rk V_1 = 1
+    assert point_type(wide, drop) is PointType.RANK_DROP
+
+
+def test_deep_zero_fiber_reports_the_zero_layer_components_it_can_reach():
+    """V_2 = 0: the fiber contains {V_2 = 0} (a linear space of dim 10 − 2 = 8, degree 1) and
+    {Q_2 = 0}, {K_2 = 0} (dim 9 each); the layer-1 zero sets are in it too, but the Jacobian
+    vanishes there (layer 2 is cubic at 0), so no monodromy runs from them and the verdict
+    stays 'no prediction', never a mismatch. Q_1 = 0 (W0 on a layer-1 zero set) crashed."""
+    arch = Architecture((2, 1, 2), (1, 1))
+    r = fiber(arch, _deep_layers(v2=((0,), (0,))), seed=1, blackbox=False)
+    found = sorted((c.dim, c.degree) for c in r.components)
+    assert found == [(8, 1), (9, 1), (9, 1)] and r.matches is None
+    assert r.verdict.startswith("no prediction") and r.point_type == "zero"
+    assert sum("monodromy not run: the fiber system's Jacobian nullity" in e
+               for e in r.evidence) == 3
+    z = fiber(arch, _deep_layers(q1=((0, 0),)), seed=2, blackbox=False)
+    assert z.point_type == "zero" and z.matches is None

@@ -263,8 +263,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _decompose_text(out: dict) -> str:
+    failed = [ck["name"] for ck in out["checks"] if ck["passed"] is False]
+    # certified speaks for our own checks; a failed independent check is said next to it
+    caveat = (f" (our checks passed; {', '.join(failed)} FAILED: see below)"
+              if out["certified"] and failed else "")
     lines = [f"variables: {', '.join(out['variables'])}",
-             f"certified: {out['certified']}, seeds {out['seeds']}; PHCpack check runs "
+             f"certified: {out['certified']}{caveat}, seeds {out['seeds']}; PHCpack check runs "
              f"finished: {[r['source'] for r in out['runs'] if r.get('finished')] or 'none'}, "
              f"not finished: {[r['source'] for r in out['runs'] if not r.get('finished')] or 'none'}"]
     for c in out["components"]:

@@ -790,7 +790,8 @@ def _checks(B: _Builder, comps, run_info) -> list[dict]:
              and all(any(f in c.found_by for c in comps) or not comps for f in finished)
              and all(all(f in c.found_by for f in finished) for c in comps))
     return [
-        {"name": "points_on_original_equations", "passed": True,
+        {"name": "points_on_original_equations",
+         "passed": bool(s["max_residual"] <= B.opt.points.residual_tol),
          "detail": f"every witness point has backward error <= "
                    f"{B.opt.points.residual_tol:.0e} on F (max {s['max_residual']:.1e}); "
                    f"{s['off_F']} superset paths ended off V(F) (spurious points of the "
@@ -812,10 +813,10 @@ def _checks(B: _Builder, comps, run_info) -> list[dict]:
         {"name": "every_point_accounted", "passed": not B.unexplained,
          "detail": f"{len(B.unexplained)} witness superset points unexplained"},
         *([] if comps else [{"name": "components_found", "passed": False,
-                            "detail": "no component found, and V(F) is not empty for a "
-                                      "constant reason: paths at infinity do not prove it "
-                                      "empty (a root beyond |x| ~ 1e8 looks infinite in double "
-                                      "precision)"}]),
+                            "detail": "no component found, and V(F) is not PROVEN empty "
+                                      "(only a constant equation such as 1 = 0 proves it here; "
+                                      "paths ending at infinity or off V(F) do not: a root of "
+                                      "huge modulus looks infinite in double precision)"}]),
         {"name": "paths_add_up", "passed": bool(acc) and all(a["adds_up"] for a in acc),
          "detail": "; ".join(f"dim {a['dim']}: {a.get('paths')} paths, "
                              f"{'adds up' if a['adds_up'] else 'does NOT add up'}"
