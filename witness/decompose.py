@@ -52,6 +52,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from . import distinct, phc
+from .cluster import resolve_cluster
 from .deflation import Deflation, deflate, gauss_newton, regular_on, square_part_by_degree
 from .dualspace import local_structure
 from .jsonio import points_to_json, vector_to_json
@@ -428,7 +429,8 @@ class _Builder:
             defl = deflate(self.F, p.x, A=A, b=b, accuracy=_finite(p.acc), rng=self.rng,
                            options=self.opt, max_steps=min(p.k - 1, 4))
             if not defl.regular:
-                failed.append((p, defl.reason))
+                if not (d == 0 and self.split_cluster(p, defl)):
+                    failed.append((p, defl.reason))
                 continue
             loc = local_structure(self.F, defl.x, p.k, A=A, b=b, accuracy=defl.accuracy,
                                   rank=self.opt.rank)
@@ -445,6 +447,24 @@ class _Builder:
                 self.unexplained.append(self._why(d, p, f"singular point reached by {p.k} "
                                                   f"paths that deflation did not make "
                                                   f"regular: {reason}"))
+
+    def split_cluster(self, p: _Point, defl) -> bool:
+        """An isolated singular point whose deflation the high-precision check called the
+        centre of a cluster (``witness.cluster``): its p.k roots by Newton at 60 digits, each
+        simple, become p.k isolated components of multiplicity 1 (as ``solve``'s
+        ``split_cluster``). False (nothing added) when the check said otherwise or the roots
+        were not all found. Why: x^2 - 1e-20 was dim 0, degree 1, multiplicity 2, certified."""
+        chk = defl.precise
+        if chk is None or chk.verdict != "cluster":
+            return False
+        res = resolve_cluster(self.F, p.x, p.k, self.rng)
+        if not res.resolved:
+            return False
+        for i, x in enumerate(res.roots):
+            self.add(0, [p] if i == 0 else [], self.isolated_set(x), _trivial_trace(), 1,
+                     "isolated", paths=(1,), dual=1)
+        p.x = res.roots[0]
+        return True
 
     def deflated_component(self, d, S: Superset, p: _Point, defl, sing, mu) -> None:
         D = defl.deflation.system if defl.deflation else self.F
