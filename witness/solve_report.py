@@ -41,8 +41,11 @@ precision as an independent check. One assembly function, ``solve_report``.
   dual space larger than the number of paths) are reported as such, with a pointer to
   ``decompose``; their endpoints are not isolated solutions.
 * **Real points.** A point is reported as real when max_j |Im x_j| <= ``REAL_TOL`` *
-  max(1, max_j |x_j|) (a mixed relative/absolute tolerance, like the residual's); text output
-  then shows real coordinates, and JSON marks it ``"real": true`` (the numbers are not
+  max(1, max_j |x_j|) (a mixed relative/absolute tolerance, like the residual's), the absolute
+  part lowered to ERROR_FACTOR x the point's absolute error estimate when that is smaller
+  (``real_mask``: roots ±1e-10 i known to 40 digits are not real); text output then shows real
+  coordinates, with as many digits as it takes to print distinct points distinctly
+  (``display_digits``), and JSON marks it ``"real": true`` (the numbers are not
   altered). This is a numerical classification; ``--certify`` proves realness (``certify``).
 
 ``complete`` is true only when the path accounting is complete (``PathSolve.complete``: every
@@ -53,6 +56,7 @@ of what double precision tells from infinity, PHCpack has the root; that is not 
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -63,7 +67,7 @@ from .certify import CertificationResult, certify
 from .jsonio import vector_to_json
 from .phc import SolveResult
 from .refine import refine
-from .solve import SOLVE_OPTIONS, PathSolve, full_rank
+from .solve import ERROR_FACTOR, SOLVE_OPTIONS, PathSolve, full_rank
 from .system import PolynomialSystem
 from .tracking import RESIDUAL_TOL, PathStatus
 
@@ -76,25 +80,48 @@ PHC_CHECK_MIN_WAIT = 60.0   # seconds the PHCpack check is waited for at least .
 PHC_CHECK_FACTOR = 10.0     # ... or this times our own solve's seconds
 
 
+def _finite_or_one(v: float) -> float:
+    return float(v) if math.isfinite(v) else 1.0
+
+
 def phc_check_deadline(own_seconds: float) -> float:
     """Seconds PHCpack's blackbox check of ``solve`` is given (see the module docstring)."""
     return max(PHC_CHECK_MIN_WAIT, PHC_CHECK_FACTOR * own_seconds)
 
 
-def real_mask(X, tol: float = REAL_TOL) -> np.ndarray:
-    """bool (p,): max_j |Im x_j| <= tol * max(1, max_j |x_j|) for points X (p, n)."""
+def real_mask(X, tol: float = REAL_TOL, errors=None) -> np.ndarray:
+    """bool (p,): max_j |Im x_j| <= max(tol * max_j |x_j|, floor) for points X (p, n); floor =
+    ``tol`` (i.e. tol * max(1, |x|_inf)), or with ``errors`` (p,) absolute error estimates of
+    the points, min(tol, ERROR_FACTOR x error): a point known to 1e-40 near 0 is not called
+    real for an imaginary part of 1e-10 (x^2 + 1e-20, roots ±1e-10 i, was "real")."""
     X = np.atleast_2d(np.asarray(X, dtype=complex))
-    scale = np.maximum(1.0, np.abs(X).max(axis=1, initial=0.0))
-    return np.abs(X.imag).max(axis=1, initial=0.0) <= tol * scale
+    size = np.abs(X).max(axis=1, initial=0.0)
+    floor = (np.full(len(X), tol) if errors is None
+             else np.minimum(tol, ERROR_FACTOR * np.asarray(errors, float)))
+    return np.abs(X.imag).max(axis=1, initial=0.0) <= np.maximum(tol * size, floor)
 
 
-def format_point(x, tol: float = REAL_TOL, digits: int = 6) -> str:
-    """Coordinates as text; an imaginary part below ``tol`` * max(1, |x|_inf) is not shown."""
+def format_point(x, tol: float = REAL_TOL, digits: int = 6, real: bool | None = None) -> str:
+    """Coordinates as text; an imaginary part below ``tol`` * max(1, |x|_inf) is not shown (with
+    ``real`` False: below ``tol`` * |x|_inf; with ``real`` True: none is shown)."""
     x = np.asarray(x, dtype=complex)
-    cut = tol * max(1.0, float(np.abs(x).max(initial=0.0)))
+    size = float(np.abs(x).max(initial=0.0))
+    cut = tol * (size if real is False else max(1.0, size))
+    if real:
+        cut = math.inf
     x = x + 0.0                                  # -0.0 prints as 0
     return ", ".join(f"{z.real:.{digits}g}" if abs(z.imag) <= cut else f"{z:.{digits}g}"
                      for z in x)
+
+
+def display_digits(points, real=None, least: int = 6) -> int:
+    """The fewest significant digits (``least`` .. 17) at which the points print as distinct
+    strings (``format_point``): 1 and 1 + 1e-7 both printed "(1)" at 6 digits."""
+    real = [None] * len(points) if real is None else list(real)
+    for d in range(least, 18):
+        if len({format_point(x, digits=d, real=r) for x, r in zip(points, real)}) == len(points):
+            return d
+    return 17
 
 
 @dataclass(frozen=True)
@@ -261,9 +288,12 @@ class SolveReport:
                  + (f" ({fails})" if fails else "") + f"; adds up: {p.adds_up}",
                  f"{len(self.solutions)} isolated solutions ({n_sing} singular), {self.n_real} "
                  f"real ({self.rejected} rejected by the residual check)"]
+        digits = display_digits([s.point for s in self.solutions],
+                                [s.real for s in self.solutions])
         for s in self.solutions:
             tag = "real" if s.real else "    "
-            lines.append(f"  m={s.multiplicity}  {s.status:8s} {tag}  ({format_point(s.point)})"
+            lines.append(f"  m={s.multiplicity}  {s.status:8s} {tag}  "
+                         f"({format_point(s.point, digits=digits, real=s.real)})"
                          f"  residual {s.residual:.1e}")
         if self.positive_dimensional:
             n = sum(len(g["paths"]) for g in self.positive_dimensional)
@@ -313,7 +343,11 @@ def solve_report(F: PolynomialSystem, paths: PathSolve, phc_result: SolveResult 
     t0 = time.perf_counter()
     iso = paths.isolated
     J = judge(F, np.array([g.point for g in iso]).reshape(-1, F.n_vars))
-    reals = real_mask(J.points) if len(iso) else np.zeros(0, bool)
+    # absolute error estimates: the endpoint's, or 10^-REFINE_DIGITS where Newton converged
+    errs_abs = [min(_finite_or_one(g.accuracy), 1.0 if h != "converged" else
+                    10.0 ** -REFINE_DIGITS) * max(1.0, float(np.abs(x).max(initial=0.0)))
+                for g, h, x in zip(iso, J.refinement, J.points)]
+    reals = real_mask(J.points, errors=errs_abs) if len(iso) else np.zeros(0, bool)
     sols = tuple(Solution(J.points[i], g.multiplicity, float(J.residuals[i]), bool(reals[i]),
                           str(J.refinement[i]), g.status, g.paths)
                  for i, g in enumerate(iso) if J.accepted[i])
