@@ -155,3 +155,30 @@ def test_decompose_two_simple_points(name, seed):
     assert r.certified
     assert sorted((c.dim, c.degree, c.multiplicity) for c in r.components) == [(0, 1, 1)] * 2
     assert same_points([c.witness_set.points[0] for c in r.components], roots)
+
+
+# ----------------------------------------------------------------------------- display
+def test_real_mask_uses_the_points_error_estimate():
+    """±1e-10 i known to 1e-40 is not real (was: |Im| <= 1e-8 x max(1, |x|) called it real);
+    without error estimates the old mixed rule stays; with them an imaginary part within
+    ERROR_FACTOR = 1e3 x the error estimate is noise (1e-12 i known to 1e-14: real; to 1e-16:
+    not)."""
+    from witness.solve_report import real_mask
+    X = np.array([[1e-10j], [2.0 + 1e-12j]])
+    assert real_mask(X).tolist() == [True, True]
+    assert real_mask(X, errors=[1e-40, 1e-16]).tolist() == [False, True]
+    assert real_mask(np.array([[1e-12j]] * 2), errors=[1e-14, 1e-16]).tolist() == [True, False]
+
+
+def test_display_separates_distinct_points(tmp_path):
+    """(x - 1)(x - 1 - 1e-7): the simple roots 1 and 1 + 1e-7 printed "(1)" twice at 6 digits;
+    the text now uses the digits it takes to print them distinctly (8: 1.0000001)."""
+    from witness.solve_report import display_digits, format_point
+    assert display_digits([np.array([1.0]), np.array([1 + 1e-7])]) == 8
+    assert format_point(np.array([1 + 1e-7]), digits=8) == "1.0000001"
+    f = tmp_path / "s.txt"
+    f.write_text("(x - 1)*(x - 1 - 1/10^7)\n")
+    out = subprocess.run([sys.executable, "-m", "witness", "solve", str(f), "--seed", "1"],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert "(1)" in out.stdout and "(1.0000001)" in out.stdout
