@@ -182,3 +182,29 @@ def test_display_separates_distinct_points(tmp_path):
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     assert "(1)" in out.stdout and "(1.0000001)" in out.stdout
+
+
+@pytest.mark.parametrize("seed", (1, 3))
+def test_phcpack_cluster_at_our_triple_root_is_the_same_point(tmp_path, seed):
+    """(x - 1)^3: x = 1 of multiplicity 3 (the only root). PHCpack returns 3 points ~3e-5 from
+    1 whose error estimates exclude 1 (double precision resolves a triple root to ~eps^(1/3)):
+    was complete: False with 4 unresolved differences. Each PHCpack point deflates (verified at
+    60 digits) to our root: the same point, multiplicity 3 = 1 + 1 + 1, complete."""
+    j = _cli(tmp_path, "solve", ["(x - 1)^3"], seed)
+    assert j["complete"] is True and j["check"]["agree"] is True
+    assert [s["multiplicity"] for s in j["solutions"]] == [3]
+    assert abs(complex(*j["solutions"][0]["point"][0]) - 1) < 1e-12
+
+
+@pytest.mark.parametrize("seed", (0, 1))
+def test_deflation_stopped_a_step_early_is_continued(seed):
+    """From PHCpack's point 1.00002176+3.7268e-05j of (x - 1)^3 (error estimate 2.9e-5) the
+    double-precision rank decisions stop after one LVZ step; the deflated system's solution
+    is then singular, so Gauss-Newton at 60 digits converges linearly (never 'multiple', and
+    not a stall, so not 'cluster'); the next draw starts from that closer point and takes
+    the second step (LVZ: multiplicity 3 needs at most 2): regular, x = 1."""
+    F = PolynomialSystem.from_strings(["(x - 1)^3"])
+    d = deflate(F, np.array([1.00002176 + 3.72680199e-05j]), accuracy=2.947e-5, rng=seed,
+                max_steps=2)
+    assert d.regular and d.ranks == (0, 1) and d.precise.verdict == "multiple"
+    assert abs(d.x[0] - 1) < 1e-14

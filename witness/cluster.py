@@ -16,10 +16,14 @@ are the doubles drawn, so D's coefficients are exact up to 10^-DPS), and Gauss-N
 * a true multiple root: D has an exact regular solution, Gauss-Newton converges quadratically,
   the backward error of D falls to the working precision's level: <= ``MULTIPLE_BELOW``;
 * a cluster: D has no solution near the point (F = 0 and J_F B lambda = 0 are inconsistent
-  there); Gauss-Newton stalls at the least-squares point with backward error ~ the size of the
+  there); Gauss-Newton stalls (a step reduces the backward error by less than
+  ``STALL_RATIO``) at the least-squares point with backward error ~ the size of the
   perturbation that would merge the roots (x^2 - eps: ~ |eps|): >= ``CLUSTER_ABOVE``;
-* in between: undecided (a cluster of separation below ~1e-15 relative, or an ill-conditioned
-  deflation).
+* otherwise undecided: stalled in between (a cluster of separation below ~1e-15 relative, or
+  an ill-conditioned deflation), or still converging linearly (D's solution is singular:
+  the double-precision rank decisions stopped the deflation a step early; measured on a
+  PHCpack point at distance 3e-5 from the triple root of (x - 1)^3: one step, backward error
+  falling by 1/4 per Gauss-Newton step, never stalling).
 
 Why D is rebuilt rather than evaluated from ``Deflation.system``: that system's coefficients
 c e_j B_jl are rounded to double, so D's equations no longer meet at the multiple root; the
@@ -37,7 +41,7 @@ convergence to backward error <= ``MULTIPLE_BELOW``, separated from the others b
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import mpmath
@@ -49,6 +53,7 @@ DPS = 60                   # working precision (decimal digits) of the decision
 MULTIPLE_BELOW = 1e-45     # backward error of D at most this: D has a regular solution
 CLUSTER_ABOVE = 1e-30      # backward error of D stalled at least this: no solution, a cluster
 ITERATIONS = 12            # Gauss-Newton steps at most (quadratic: 3-4 from a double point)
+STALL_RATIO = 0.5          # a step reducing the backward error by less than this: stalled
 STARTS_PER_ROOT = 4        # Newton starts per expected root when resolving a cluster
 SEPARATION_FACTOR = 1e6    # two roots are distinct when |x - y| > this x their corrections
 
@@ -66,6 +71,7 @@ class ClusterCheck:
     iterations: int
     reason: str
     dps: int = DPS
+    x: np.ndarray | None = field(default=None, repr=False, compare=False)  # best point, x part
 
     def to_json(self) -> dict:
         return {"verdict": self.verdict, "residual": self.residual,
@@ -170,7 +176,10 @@ def _newton_step(vals, J):
 def gauss_newton_mp(P: list[MPPoly], y0, A=None, b=None, iterations: int = ITERATIONS):
     """Gauss-Newton at the working precision on [P; A y - b] from y0 (the least backward error
     reached is kept). Returns (y (list of mpc), backward error, last relative correction,
-    iterations, Jacobian at y). Call inside ``mpmath.workdps``."""
+    iterations, Jacobian at y, stalled): ``stalled`` when the iteration ended because a step
+    failed to reduce the backward error by a factor ``STALL_RATIO`` (no longer converging;
+    Newton converging linearly to a singular solution reduces it by 1/4 .. 1/e per step).
+    Call inside ``mpmath.workdps``."""
     y = [mpmath.mpc(complex(v).real, complex(v).imag) if not isinstance(v, mpmath.mpc) else v
          for v in y0]
     A = [] if A is None else [[mpmath.mpc(complex(a).real, complex(a).imag) for a in row]
@@ -178,24 +187,27 @@ def gauss_newton_mp(P: list[MPPoly], y0, A=None, b=None, iterations: int = ITERA
     b = [] if b is None else [mpmath.mpc(complex(v).real, complex(v).imag)
                               for v in np.atleast_1d(b)]
     vals, J, sizes = _eval(P, y, A, b)
-    best = (y, _backward_error(vals, sizes), mpmath.inf, 0, J)
-    corr, it = mpmath.inf, 0
+    best = [y, _backward_error(vals, sizes), mpmath.inf, 0, J]
+    stalled, it = False, 0
     for it in range(1, iterations + 1):
         try:
             dy = _newton_step(vals, J)
         except ZeroDivisionError:      # exactly singular normal equations
+            stalled = True
             break
         y = [v - d for v, d in zip(y, dy)]
         corr = mpmath.norm(dy) / (1 + mpmath.sqrt(sum(abs(v) ** 2 for v in y)))
         vals, J, sizes = _eval(P, y, A, b)
         err = _backward_error(vals, sizes)
-        if err < best[1]:
-            best = (y, err, corr, it, J)
-        elif err > 2 * best[1]:
-            break                      # diverging or stalled: keep the best point
         if err < MULTIPLE_BELOW * 1e-5 or corr < mpmath.mpf(10) ** (-DPS + 5):
+            best = [y, err, corr, it, J] if err < best[1] else best
+            stalled = best[1] > MULTIPLE_BELOW    # a least-squares point, not a solution
             break
-    return best
+        if not err < STALL_RATIO * best[1]:
+            stalled = True
+            break
+        best = [y, err, corr, it, J]
+    return (*best, stalled)
 
 
 # ----------------------------------------------------------------------------- decision
@@ -222,12 +234,18 @@ def check_deflation(F: PolynomialSystem, steps, y, A=None, b=None) -> ClusterChe
         for st in steps:
             P = mp_step(P, N, st.B, st.h)
             N += st.B.shape[1]
-        _, err, corr, it, _ = gauss_newton_mp(P, y, A, b)
+        yb, err, corr, it, _, stalled = gauss_newton_mp(P, y, A, b)
         err, corr = float(err), float(corr)
+        xb = np.array([complex(v) for v in yb[:F.n_vars]])
     if err <= MULTIPLE_BELOW:
         return ClusterCheck("multiple", err, corr, it,
                             f"the deflated system has a regular solution here: backward error "
                             f"{err:.1e} <= {MULTIPLE_BELOW:.0e} at {DPS} digits")
+    if not stalled:
+        return ClusterCheck("undecided", err, corr, it,
+                            f"Gauss-Newton on the deflated system still converging linearly "
+                            f"after {it} steps at {DPS} digits (backward error {err:.1e}): "
+                            f"its solution is singular, the deflation incomplete", x=xb)
     if err >= CLUSTER_ABOVE:
         return ClusterCheck("cluster", err, corr, it,
                             f"the deflated system has no solution here: Gauss-Newton at {DPS} "
@@ -283,7 +301,7 @@ def resolve_cluster(F: PolynomialSystem, centre, m: int, rng: np.random.Generato
                 tries += 1
                 u = rng.standard_normal(n) + 1j * rng.standard_normal(n)
                 y0 = c + rho * scale * u / np.linalg.norm(u)
-                y, err, corr, _, J = gauss_newton_mp(P, y0, A, b, iterations=40)
+                y, err, corr, _, J, _ = gauss_newton_mp(P, y0, A, b, iterations=40)
                 if not err <= MULTIPLE_BELOW or not _full_rank_mp(J):
                     continue
                 if all(_distance(y, z[0]) > SEPARATION_FACTOR * max(float(corr), z[2], 1e-50)

@@ -287,7 +287,14 @@ def deflate(F: PolynomialSystem, x, *, A=None, b=None, accuracy: float = 0.0,
             chk = check_deflation(F, r.deflation.steps, r.point, A, b)
             if chk.verdict == "multiple":
                 return replace(r, precise=chk)
-            return replace(r, regular=False, precise=chk, reason=chk.reason)
+            r = replace(r, regular=False, precise=chk, reason=chk.reason)
+            if chk.verdict == "cluster":
+                return r
+            if chk.x is not None:
+                # still converging linearly: the double-precision rank decisions stopped a
+                # step early; again from the closer point, where the next rank drop shows
+                x = chk.x
+            continue
         if r.regular or not r.ranks:
             return r
     return r
