@@ -133,7 +133,7 @@ def _cli(tmp_path, command, eqs, seed):
 
 
 @pytest.mark.parametrize("name", CLUSTERS)
-@pytest.mark.parametrize("seed", (1, 2))
+@pytest.mark.parametrize("seed", (1, 3))      # all of 1-3 in test_solve_paths_resolves_...
 def test_cli_solve_two_simple_roots(tmp_path, name, seed):
     eqs, roots = CLUSTERS[name]
     j = _cli(tmp_path, "solve", eqs, seed)
@@ -147,7 +147,7 @@ def test_cli_solve_two_simple_roots(tmp_path, name, seed):
 
 # ----------------------------------------------------------------------------- decompose
 @pytest.mark.parametrize("name", CLUSTERS)
-@pytest.mark.parametrize("seed", (1, 2))
+@pytest.mark.parametrize("seed", SEEDS)
 def test_decompose_two_simple_points(name, seed):
     """V(F) is two reduced points: dim 0, degree 1, multiplicity 1 each, certified."""
     eqs, roots = CLUSTERS[name]
@@ -155,6 +155,18 @@ def test_decompose_two_simple_points(name, seed):
     assert r.certified
     assert sorted((c.dim, c.degree, c.multiplicity) for c in r.components) == [(0, 1, 1)] * 2
     assert same_points([c.witness_set.points[0] for c in r.components], roots)
+
+
+@pytest.mark.parametrize("seed", (1, 2))
+def test_cli_decompose_x2_minus_1e_20(tmp_path, seed):
+    """The trial's command: `decompose` on x^2 - 1e-20 said dim 0, degree 1, multiplicity 2,
+    certified: True; V(F) = {1e-10, -1e-10}, two reduced points."""
+    j = _cli(tmp_path, "decompose", ["x^2 - 1e-20"], seed)
+    assert j["certified"] is True
+    assert sorted((c["dim"], c["degree"], c["multiplicity"]) for c in j["components"]) == \
+        [(0, 1, 1)] * 2
+    X = [[complex(*z) for z in c["points"][0]] for c in j["components"]]
+    assert same_points(X, CLUSTERS["x^2 - 1e-20"][1])
 
 
 # ----------------------------------------------------------------------------- display
