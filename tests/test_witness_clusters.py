@@ -220,3 +220,19 @@ def test_deflation_stopped_a_step_early_is_continued(seed):
                 max_steps=2)
     assert d.regular and d.ranks == (0, 1) and d.precise.verdict == "multiple"
     assert abs(d.x[0] - 1) < 1e-14
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_decompose_two_close_lines(seed):
+    """x^2 - 1e-20 in C^2 (variables x, y): the two reduced lines x = ±1e-10 (dim 1, degree 1,
+    multiplicity 1 each); their witness paths end at the centre of the slice's two points,
+    which the cluster check separates; x^2 in C^2 stays one double line (1, 1, 2)."""
+    F = PolynomialSystem.from_strings(["x^2 - 1e-20"], variables=["x", "y"])
+    r = decompose(F, seed=seed)
+    assert r.certified
+    assert sorted((c.dim, c.degree, c.multiplicity) for c in r.components) == [(1, 1, 1)] * 2
+    xs = sorted(c.witness_set.points[0][0].real for c in r.components)
+    assert xs == pytest.approx([-1e-10, 1e-10], rel=1e-9)
+    D = decompose(PolynomialSystem.from_strings(["x^2"], variables=["x", "y"]), seed=seed)
+    assert D.certified and [(c.dim, c.degree, c.multiplicity) for c in D.components] == \
+        [(1, 1, 2)]
