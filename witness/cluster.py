@@ -29,8 +29,9 @@ Why D is rebuilt rather than evaluated from ``Deflation.system``: that system's 
 c e_j B_jl are rounded to double, so D's equations no longer meet at the multiple root; the
 previous attempt (Gauss-Newton at 30 digits on the double-coefficient D) stalled at ~5e-17 on
 the true double roots of (x - 1)^2 and x^2, y^2 (measured, stop 20). Also, mpmath's
-``qr_solve`` raises ZeroDivisionError on complex matrices (its Householder step is real), so
-the least-squares step here uses the normal equations (at DPS digits, squaring a condition
+``qr_solve`` raised ZeroDivisionError on the full-rank complex 3 x 2 matrix
+[[1+2i, 0], [0, i], [1, 1]] (measured; in its Householder step), so the least-squares step
+here uses the normal equations (at DPS digits, squaring a condition
 number of up to 1e10 still leaves 40 digits).
 
 A cluster is resolved by ``resolve_cluster``: Newton at DPS digits on the system as written
