@@ -24,7 +24,11 @@
    points are projected back. Its multiplicity is the number of paths ending at each of its
    witness points (all equal, checked), cross-checked by the dimension of the local dual space
    of [F; slice] at a witness point (``witness.dualspace``; may be smaller than the number of
-   paths when F was randomized, and is then reported beside it).
+   paths when F was randomized, and is then reported beside it). The deflation counts only
+   when the deflated system, rebuilt at 60 digits, has a regular solution at the point
+   (``witness.cluster``, as in ``solve``); when it has none the point is the centre of a
+   cluster of close simple points of [F; slice], which are found by Newton at 60 digits and
+   placed like regular points (isolated points for d = 0), or the point is unexplained.
 4. **Accounting** per dimension: every path ended (no failed path), every point placed, each
    component's witness points reached by exactly ``multiplicity`` paths (so the degrees x
    multiplicities add up to the paths that end on d-dimensional components).

@@ -25,7 +25,10 @@ gamma (1 - s) [x_i^(d_i) - 1] + s F in projective space with the Cauchy endgame
    a point where the rank of a curve's Jacobian drops is isolated in its isosingular stratum,
    so it deflates, measured on cyclic-4); positive-dimensional when dim D_j exceeds k (at the
    deflated, refined point when deflation succeeded); otherwise undecided (stated, with both
-   results).
+   results). A deflation counts only when the deflated system, rebuilt at 60 digits, has a
+   regular solution there (``witness.cluster``); when it has none the point is the centre of
+   a cluster of close roots, which ``split_cluster`` resolves into simple roots (Newton at 60
+   digits, one path each) or leaves undecided.
 4. **Attempts**: a run with failed paths is repeated with a fresh gamma (all paths; rerouting
    is off, since a rerouted path may reach a different endpoint and falsify the counts); the
    run with the fewest failed paths is reported, with every attempt's counts.
