@@ -81,6 +81,12 @@ CASES = [
      [1, 1], "dd"),
     ("Griewank-Osborne", "solve", "29/16*x^3 - 2*x*y; x^2 - y", [3], "d"),
     ("triple root", "solve", "x^2 + y - 3; x + y^2/8 - 3/2", [1, 3], "d"),
+    ("(x-1)^3", "solve", "(x - 1)^3", [3], "d"),
+    # close simple roots, not one multiple root (witness/cluster.py): ±1e-10; ±sqrt(2)e-12
+    ("x^2 - 1e-20 (two simple roots)", "solve", "x^2 - 1e-20", [1, 1], "d"),
+    ("x^2 - 2y^2; y - 1e-12 (two simple roots)", "solve", "x^2 - 2*y^2; y - 1e-12", [1, 1],
+     "d"),
+    ("x^2 - 1e-20 (two points)", "decompose", "variables: x\nx^2 - 1e-20", _pts(2), "d"),
 ]
 
 

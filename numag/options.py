@@ -62,11 +62,13 @@ class Bound:
     low: float
     high: float | None = None
     strict: bool = False
+    inf_is_none: bool = False      # inf is accepted and means None ("no limit": a timeout)
 
     @property
     def rule(self) -> str:
         if self.high is None:
-            return f"{'>' if self.strict else '>='} {self.low}"
+            none = " (or inf: no limit)" if self.inf_is_none else ""
+            return f"{'>' if self.strict else '>='} {self.low}{none}"
         return f"in {'(' if self.strict else '['}{self.low}, {self.high})"
 
     def holds(self, value: float) -> bool:
@@ -108,6 +110,7 @@ def validate(obj: Any) -> None:
     for f in dataclasses.fields(obj):
         value = coerce(f.name, hints[f.name], getattr(obj, f.name))
         bound = f.metadata.get("bound")
+        value = _inf_to_none(bound, value)
         if bound is not None and value is not None and not bound.holds(value):
             raise OptionError(f"{{{f.name}}}: must be {bound.rule}, got {value}", f.name)
         object.__setattr__(obj, f.name, value)
@@ -253,12 +256,22 @@ def cli_type(cls: type, name: str) -> Callable[[str], Any]:
             value = coerce(name, kind, value)
         except OptionError as exc:
             raise argparse.ArgumentTypeError(exc.render(lambda n: "").lstrip(": ")) from None
+        value = _inf_to_none(bound, value)
+        if value is None:
+            return None
         if bound is not None and not bound.holds(value):
             raise argparse.ArgumentTypeError(f"must be {bound.rule}, got {text}")
         return value
 
     parse.__name__ = getattr(kind, "__name__", name)
     return parse
+
+
+def _inf_to_none(bound: Bound | None, value: Any) -> Any:
+    """+inf for a bound with ``inf_is_none`` (``--timeout inf``: no budget) -> None."""
+    if bound is not None and bound.inf_is_none and isinstance(value, float) and value == math.inf:
+        return None
+    return value
 
 
 def _parse_text(kind: Any, text: str) -> Any:

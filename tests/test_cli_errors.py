@@ -214,3 +214,26 @@ def test_fiber_options_are_range_checked(flag, value, message, capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("value", ["nan", "-inf", "-1"])
+def test_timeout_range_names_inf_as_no_limit(value, capsys):
+    """`--timeout` takes a positive number or inf (no limit); anything else is one line."""
+    with pytest.raises(SystemExit) as exc:
+        main(["fiber", "--widths", "3,2", "--ranks", "1", f"--timeout={value}"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "must be > 0 (or inf: no limit)" in err and "Traceback" not in err
+
+
+def test_timeout_inf_means_no_budget():
+    """`--timeout inf` was refused ("must be > 0, got inf"); it is the default, no budget
+    (None), on the command line and in the options dataclasses (sweep specs)."""
+    import math
+    from numag.jobs.degree import DegreeOptions
+    from numag.jobs.fiber import FiberOptions
+    from numag.options import cli_type
+    for cls in (FiberOptions, DegreeOptions):
+        assert cli_type(cls, "timeout")("inf") is None
+        assert cli_type(cls, "timeout")("2.5") == 2.5
+    assert FiberOptions(widths=(3, 2), ranks=(1,), timeout=math.inf).timeout is None

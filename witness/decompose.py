@@ -24,7 +24,11 @@
    points are projected back. Its multiplicity is the number of paths ending at each of its
    witness points (all equal, checked), cross-checked by the dimension of the local dual space
    of [F; slice] at a witness point (``witness.dualspace``; may be smaller than the number of
-   paths when F was randomized, and is then reported beside it).
+   paths when F was randomized, and is then reported beside it). The deflation counts only
+   when the deflated system, rebuilt at 60 digits, has a regular solution at the point
+   (``witness.cluster``, as in ``solve``); when it has none the point is the centre of a
+   cluster of close simple points of [F; slice], which are found by Newton at 60 digits and
+   placed like regular points (isolated points for d = 0), or the point is unexplained.
 4. **Accounting** per dimension: every path ended (no failed path), every point placed, each
    component's witness points reached by exactly ``multiplicity`` paths (so the degrees x
    multiplicities add up to the paths that end on d-dimensional components).
@@ -52,7 +56,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from . import distinct, phc
-from .deflation import Deflation, deflate, gauss_newton, regular_on, square_part_by_degree
+from .cluster import resolve_cluster
+from .deflation import (EPS, Deflation, deflate, gauss_newton, regular_on,
+                        square_part_by_degree)
 from .dualspace import local_structure
 from .jsonio import points_to_json, vector_to_json
 from .membership import membership_many
@@ -346,7 +352,12 @@ class _Builder:
         reg = [p for p in pts if not p.where and p.regular]
         self.reduced(d, S, reg)
         self.on_reduced(d, [p for p in sing if not p.where and p.k == 1])
-        self.nonreduced(d, S, [p for p in sing if not p.where])
+        split = self.nonreduced(d, S, [p for p in sing if not p.where])
+        if split:            # simple witness points of a resolved cluster (d > 0)
+            pts += split[1:]
+            own = [((d, i), c) for i, c in enumerate(self.accepted.get(d, []))]
+            self.place_in(split, own, "component")
+            self.reduced(d, S, [p for p in split if not p.where])
         self.account(d, S, pts)
 
     def reduced(self, d: int, S: Superset, reg: list[_Point]) -> None:
@@ -402,7 +413,7 @@ class _Builder:
                     paths[j] = q.k
             self.accepted[d][i] = replace(c, paths=tuple(paths))
 
-    def nonreduced(self, d: int, S: Superset, sing: list[_Point]) -> None:
+    def nonreduced(self, d: int, S: Superset, sing: list[_Point]) -> list[_Point]:
         """Singular points on no higher-dimensional component: non-reduced d-dimensional
         components (deflation + monodromy), isolated singular points (d = 0). A point that
         deflation does not make regular is unexplained only if no component found from
@@ -412,8 +423,12 @@ class _Builder:
         quartic's 4 witness points lie at |x| ~ 40; deflation left the first two undecided
         (rank gap 1.8; not regular after 1 step), the third deflated, and its certified
         component's 4 points include the first two, which were reported unexplained because
-        they had been marked before the component was found."""
-        failed = []
+        they had been marked before the component was found.
+
+        Returns the regular witness points of resolved clusters of dimension d > 0
+        (``split_witness_cluster``; the first of each is the cluster's point itself, now one
+        path), for the caller to place on reduced components."""
+        failed, split = [], []
         for p in sing:
             if p.where:
                 continue
@@ -428,6 +443,12 @@ class _Builder:
             defl = deflate(self.F, p.x, A=A, b=b, accuracy=_finite(p.acc), rng=self.rng,
                            options=self.opt, max_steps=min(p.k - 1, 4))
             if not defl.regular:
+                if d == 0 and self.split_cluster(p, defl):
+                    continue
+                new = self.split_witness_cluster(p, defl, S) if d else []
+                if new:
+                    split += new
+                    continue
                 failed.append((p, defl.reason))
                 continue
             loc = local_structure(self.F, defl.x, p.k, A=A, b=b, accuracy=defl.accuracy,
@@ -445,6 +466,42 @@ class _Builder:
                 self.unexplained.append(self._why(d, p, f"singular point reached by {p.k} "
                                                   f"paths that deflation did not make "
                                                   f"regular: {reason}"))
+        return split
+
+    def split_witness_cluster(self, p: _Point, defl, S: Superset) -> list[_Point]:
+        """A singular witness point (d > 0) that the high-precision check of its deflation
+        called the centre of a cluster (``witness.cluster``): the p.k simple points of
+        [F; slice] there by Newton at 60 digits, as regular points of one path each (p itself
+        becomes the first); [] when the check said otherwise or not all were found. Why:
+        x^2 - 1e-20 in C^2 (two reduced lines x = ±1e-10): the 2 witness paths ended at the
+        centre of the slice's two points."""
+        chk = defl.precise
+        if chk is None or chk.verdict != "cluster":
+            return []
+        res = resolve_cluster(self.F, p.x, p.k, self.rng, A=S.A, b=S.b)
+        if not res.resolved:
+            return []
+        p.x, p.acc, p.k, p.regular = res.roots[0], max(res.corrections[0], EPS), 1, True
+        return [p] + [_Point(x, max(c, EPS), 1, True, p.source, p.A, p.b)
+                      for x, c in zip(res.roots[1:], res.corrections[1:])]
+
+    def split_cluster(self, p: _Point, defl) -> bool:
+        """An isolated singular point whose deflation the high-precision check called the
+        centre of a cluster (``witness.cluster``): its p.k roots by Newton at 60 digits, each
+        simple, become p.k isolated components of multiplicity 1 (as ``solve``'s
+        ``split_cluster``). False (nothing added) when the check said otherwise or the roots
+        were not all found. Why: x^2 - 1e-20 was dim 0, degree 1, multiplicity 2, certified."""
+        chk = defl.precise
+        if chk is None or chk.verdict != "cluster":
+            return False
+        res = resolve_cluster(self.F, p.x, p.k, self.rng)
+        if not res.resolved:
+            return False
+        for i, x in enumerate(res.roots):
+            self.add(0, [p] if i == 0 else [], self.isolated_set(x), _trivial_trace(), 1,
+                     "isolated", paths=(1,), dual=1)
+        p.x = res.roots[0]
+        return True
 
     def deflated_component(self, d, S: Superset, p: _Point, defl, sing, mu) -> None:
         D = defl.deflation.system if defl.deflation else self.F

@@ -25,7 +25,10 @@ gamma (1 - s) [x_i^(d_i) - 1] + s F in projective space with the Cauchy endgame
    a point where the rank of a curve's Jacobian drops is isolated in its isosingular stratum,
    so it deflates, measured on cyclic-4); positive-dimensional when dim D_j exceeds k (at the
    deflated, refined point when deflation succeeded); otherwise undecided (stated, with both
-   results).
+   results). A deflation counts only when the deflated system, rebuilt at 60 digits, has a
+   regular solution there (``witness.cluster``); when it has none the point is the centre of
+   a cluster of close roots, which ``split_cluster`` resolves into simple roots (Newton at 60
+   digits, one path each) or leaves undecided.
 4. **Attempts**: a run with failed paths is repeated with a fresh gamma (all paths; rerouting
    is off, since a rerouted path may reach a different endpoint and falsify the counts); the
    run with the fewest failed paths is reported, with every attempt's counts.
@@ -54,7 +57,8 @@ import networkx as nx
 import numpy as np
 
 from . import distinct
-from .deflation import DeflationResult, deflate
+from .cluster import resolve_cluster
+from .deflation import EPS, DeflationResult, deflate
 from .dualspace import LocalStructure, local_structure, row_scales, scaled_rank
 from .homotopy import Homotopy, straight_line_homotopy, total_degree_start
 from .jsonio import vector_to_json
@@ -319,6 +323,13 @@ def solve_paths(F: PolynomialSystem, *, seed: int | None = 0, options: Options |
     res = G.residual(tr.endpoints[most_accurate]) if groups else []   # batched, as above
     out = [_examine(G, tr, status, g, b, float(r), opt, rng, examine)
            for g, b, r in zip(groups, most_accurate, res)]
+    # clusters resolved into simple roots: the first root keeps the group's place (the indices
+    # of ``pairs``), the others go last
+    extra = [g for gs in out for g in gs[1:]]
+    out = [gs[0] for gs in out] + extra
+    for g in out:
+        if g.status == PathStatus.REGULAR:
+            status[list(g.paths)] = PathStatus.REGULAR
     if not scaling.identity:
         out = _unscaled(F, out, scaling)
     return PathSolve(F, "total degree", status, reasons, tuple(out), tuple(pairs),
@@ -363,19 +374,40 @@ def group_endpoints(tr: TrackResult, status: np.ndarray, options: Options
 
 
 def _examine(F, tr: TrackResult, status, paths: list[int], best: int, residual: float,
-             opt: Options, rng, examine: bool) -> EndpointGroup:
+             opt: Options, rng, examine: bool) -> list[EndpointGroup]:
     """The group of paths ending at one point; ``best``: its most accurate path, ``residual``:
-    F's backward error at that endpoint."""
+    F's backward error at that endpoint. More than one group when the point is the centre of a
+    cluster of simple roots that ``split_cluster`` resolved."""
     x, acc = tr.endpoints[best].copy(), float(tr.accuracy[best])
     wind = tuple(int(tr.winding[i]) for i in paths)
     k = len(paths)
     if k == 1 and status[best] == PathStatus.REGULAR:
-        return EndpointGroup(x, (best,), PathStatus.REGULAR, wind, acc, residual, True,
-                             "regular endpoint of one path")
+        return [EndpointGroup(x, (best,), PathStatus.REGULAR, wind, acc, residual, True,
+                              "regular endpoint of one path")]
     if not examine:
-        return EndpointGroup(x, tuple(paths), PathStatus.SINGULAR, wind, acc, residual,
-                             None, "singular point, not examined")
-    return examine_singular(F, x, acc, tuple(paths), wind, opt, rng)
+        return [EndpointGroup(x, tuple(paths), PathStatus.SINGULAR, wind, acc, residual,
+                              None, "singular point, not examined")]
+    return split_cluster(F, examine_singular(F, x, acc, tuple(paths), wind, opt, rng), rng)
+
+
+def split_cluster(F, g: EndpointGroup, rng, A=None, b=None) -> list[EndpointGroup]:
+    """``g`` unchanged unless the high-precision check of its deflation called it the centre
+    of a cluster (``witness.cluster``): then its roots by Newton at 60 digits
+    (``resolve_cluster``); when as many distinct simple roots are found as paths ended there,
+    one regular group per root (one path each, in path order: which path went to which root
+    is not known, the endgame converged to the centre); otherwise g stays undecided with the
+    reason. Why: x^2 - 1e-20 (roots +-1e-10) was one double root, complete: True."""
+    chk = g.deflation.precise if g.deflation is not None else None
+    if chk is None or chk.verdict != "cluster":
+        return [g]
+    res = resolve_cluster(F, g.point, g.multiplicity, rng, A, b)
+    if not res.resolved:
+        return [replace(g, isolated=None, reason=f"{g.reason}; {res.reason}")]
+    resid = F.residual(res.roots)
+    why = (f"simple root of a cluster of {g.multiplicity} (the endgame converged to the "
+           f"cluster's centre; {chk.reason}; {res.reason})")
+    return [EndpointGroup(x, (p,), PathStatus.REGULAR, (w,), max(c, EPS), float(r), True, why)
+            for x, p, w, c, r in zip(res.roots, g.paths, g.winding, res.corrections, resid)]
 
 
 def examine_singular(F, x, acc, paths, wind, opt: Options, rng, A=None, b=None

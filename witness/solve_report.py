@@ -41,8 +41,11 @@ precision as an independent check. One assembly function, ``solve_report``.
   dual space larger than the number of paths) are reported as such, with a pointer to
   ``decompose``; their endpoints are not isolated solutions.
 * **Real points.** A point is reported as real when max_j |Im x_j| <= ``REAL_TOL`` *
-  max(1, max_j |x_j|) (a mixed relative/absolute tolerance, like the residual's); text output
-  then shows real coordinates, and JSON marks it ``"real": true`` (the numbers are not
+  max(1, max_j |x_j|) (a mixed relative/absolute tolerance, like the residual's), the absolute
+  part lowered to ERROR_FACTOR x the point's absolute error estimate when that is smaller
+  (``real_mask``: roots ±1e-10 i known to 40 digits are not real); text output then shows real
+  coordinates, with as many digits as it takes to print distinct points distinctly
+  (``display_digits``), and JSON marks it ``"real": true`` (the numbers are not
   altered). This is a numerical classification; ``--certify`` proves realness (``certify``).
 
 ``complete`` is true only when the path accounting is complete (``PathSolve.complete``: every
@@ -53,6 +56,7 @@ of what double precision tells from infinity, PHCpack has the root; that is not 
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -63,7 +67,8 @@ from .certify import CertificationResult, certify
 from .jsonio import vector_to_json
 from .phc import SolveResult
 from .refine import refine
-from .solve import SOLVE_OPTIONS, PathSolve, full_rank
+from .deflation import deflate
+from .solve import ERROR_FACTOR, MAX_DEFLATIONS, SOLVE_OPTIONS, PathSolve, full_rank
 from .system import PolynomialSystem
 from .tracking import RESIDUAL_TOL, PathStatus
 
@@ -76,25 +81,48 @@ PHC_CHECK_MIN_WAIT = 60.0   # seconds the PHCpack check is waited for at least .
 PHC_CHECK_FACTOR = 10.0     # ... or this times our own solve's seconds
 
 
+def _finite_or_one(v: float) -> float:
+    return float(v) if math.isfinite(v) else 1.0
+
+
 def phc_check_deadline(own_seconds: float) -> float:
     """Seconds PHCpack's blackbox check of ``solve`` is given (see the module docstring)."""
     return max(PHC_CHECK_MIN_WAIT, PHC_CHECK_FACTOR * own_seconds)
 
 
-def real_mask(X, tol: float = REAL_TOL) -> np.ndarray:
-    """bool (p,): max_j |Im x_j| <= tol * max(1, max_j |x_j|) for points X (p, n)."""
+def real_mask(X, tol: float = REAL_TOL, errors=None) -> np.ndarray:
+    """bool (p,): max_j |Im x_j| <= max(tol * max_j |x_j|, floor) for points X (p, n); floor =
+    ``tol`` (i.e. tol * max(1, |x|_inf)), or with ``errors`` (p,) absolute error estimates of
+    the points, min(tol, ERROR_FACTOR x error): a point known to 1e-40 near 0 is not called
+    real for an imaginary part of 1e-10 (x^2 + 1e-20, roots ±1e-10 i, was "real")."""
     X = np.atleast_2d(np.asarray(X, dtype=complex))
-    scale = np.maximum(1.0, np.abs(X).max(axis=1, initial=0.0))
-    return np.abs(X.imag).max(axis=1, initial=0.0) <= tol * scale
+    size = np.abs(X).max(axis=1, initial=0.0)
+    floor = (np.full(len(X), tol) if errors is None
+             else np.minimum(tol, ERROR_FACTOR * np.asarray(errors, float)))
+    return np.abs(X.imag).max(axis=1, initial=0.0) <= np.maximum(tol * size, floor)
 
 
-def format_point(x, tol: float = REAL_TOL, digits: int = 6) -> str:
-    """Coordinates as text; an imaginary part below ``tol`` * max(1, |x|_inf) is not shown."""
+def format_point(x, tol: float = REAL_TOL, digits: int = 6, real: bool | None = None) -> str:
+    """Coordinates as text; an imaginary part below ``tol`` * max(1, |x|_inf) is not shown (with
+    ``real`` False: below ``tol`` * |x|_inf; with ``real`` True: none is shown)."""
     x = np.asarray(x, dtype=complex)
-    cut = tol * max(1.0, float(np.abs(x).max(initial=0.0)))
+    size = float(np.abs(x).max(initial=0.0))
+    cut = tol * (size if real is False else max(1.0, size))
+    if real:
+        cut = math.inf
     x = x + 0.0                                  # -0.0 prints as 0
     return ", ".join(f"{z.real:.{digits}g}" if abs(z.imag) <= cut else f"{z:.{digits}g}"
                      for z in x)
+
+
+def display_digits(points, real=None, least: int = 6) -> int:
+    """The fewest significant digits (``least`` .. 17) at which the points print as distinct
+    strings (``format_point``): 1 and 1 + 1e-7 both printed "(1)" at 6 digits."""
+    real = [None] * len(points) if real is None else list(real)
+    for d in range(least, 18):
+        if len({format_point(x, digits=d, real=r) for x, r in zip(points, real)}) == len(points):
+            return d
+    return 17
 
 
 @dataclass(frozen=True)
@@ -264,9 +292,12 @@ class SolveReport:
                     if p.scaling else ""),
                  f"{len(self.solutions)} isolated solutions ({n_sing} singular), {self.n_real} "
                  f"real ({self.rejected} rejected by the residual check)"]
+        digits = display_digits([s.point for s in self.solutions],
+                                [s.real for s in self.solutions])
         for s in self.solutions:
             tag = "real" if s.real else "    "
-            lines.append(f"  m={s.multiplicity}  {s.status:8s} {tag}  ({format_point(s.point)})"
+            lines.append(f"  m={s.multiplicity}  {s.status:8s} {tag}  "
+                         f"({format_point(s.point, digits=digits, real=s.real)})"
                          f"  residual {s.residual:.1e}")
         if self.positive_dimensional:
             n = sum(len(g["paths"]) for g in self.positive_dimensional)
@@ -316,7 +347,11 @@ def solve_report(F: PolynomialSystem, paths: PathSolve, phc_result: SolveResult 
     t0 = time.perf_counter()
     iso = paths.isolated
     J = judge(F, np.array([g.point for g in iso]).reshape(-1, F.n_vars))
-    reals = real_mask(J.points) if len(iso) else np.zeros(0, bool)
+    # absolute error estimates: the endpoint's, or 10^-REFINE_DIGITS where Newton converged
+    errs_abs = [min(_finite_or_one(g.accuracy), 1.0 if h != "converged" else
+                    10.0 ** -REFINE_DIGITS) * max(1.0, float(np.abs(x).max(initial=0.0)))
+                for g, h, x in zip(iso, J.refinement, J.points)]
+    reals = real_mask(J.points, errors=errs_abs) if len(iso) else np.zeros(0, bool)
     sols = tuple(Solution(J.points[i], g.multiplicity, float(J.residuals[i]), bool(reals[i]),
                           str(J.refinement[i]), g.status, g.paths)
                  for i, g in enumerate(iso) if J.accepted[i])
@@ -345,11 +380,13 @@ def phc_check(F: PolynomialSystem, sols: tuple[Solution, ...], errs: list[float]
     ours = np.array([s.point for s in sols]).reshape(-1, F.n_vars)
     C = distinct.compare_points(ours, np.array(errs, float), P, pe) if len(ours) and len(P) \
         else np.zeros((len(ours), len(P)), np.int8)
+    via = _deflated_onto_ours(F, sols, errs, P, pe, C, paths.seed)
     diffs: list[dict] = []
     for i, s in enumerate(sols):
         same = np.flatnonzero(C[i] == distinct.SAME)
-        if len(same) > 1 and np.any(distinct.compare_points(P[same], pe[same], P[same], pe[same])
-                                    != distinct.SAME):
+        direct = np.array([j for j in same if j not in via], int)
+        if len(direct) > 1 and np.any(distinct.compare_points(P[direct], pe[direct], P[direct],
+                                                              pe[direct]) != distinct.SAME):
             # PHCpack points within one point of ours that are not the same point as each other:
             # ours may be the centre of a cluster of simple roots, not one multiple root
             # (x^2 - 1e-12, roots +-1e-6, was reported as a double root at 0 and "agrees")
@@ -387,6 +424,37 @@ def phc_check(F: PolynomialSystem, sols: tuple[Solution, ...], errs: list[float]
         diffs.append(_diff("only PHCpack", x, verdict, bool(regular)))
     return PhcCheck(True, precision, r.seed, tuple(P), tuple(int(m) for m in pm),
                     int((~J.accepted).sum()), tuple(diffs), seconds=r.seconds)
+
+
+def _deflated_onto_ours(F, sols, errs, P, pe, C, seed) -> set[int]:
+    """PHCpack points (indices into P) that are the same point as one of our multiple roots
+    though the point rule cannot say so: C (ours x PHCpack, ``witness.distinct``) is set to
+    SAME in place for them. Why: PHCpack reports the triple root of (x - 1)^3 as 3 points at
+    distance ~3e-5 from 1 (double precision resolves a root of multiplicity m only to ~eps^(1/m)),
+    with error estimates that exclude 1: "unresolved", complete: False. A PHCpack point that is
+    singular (not regular by ``full_rank``) and SAME as none of ours is deflated
+    (``witness.deflation.deflate``, its accuracy PHCpack's error estimate, the deflation
+    verified at 60 digits by ``witness.cluster``); when the deflated point is decided the same
+    point as a singular solution of ours, it is that solution."""
+    out: set[int] = set()
+    sing = [i for i, s in enumerate(sols) if s.status == "singular"]
+    if not sing or not len(P):
+        return out
+    rng = np.random.default_rng(seed)
+    for j in np.flatnonzero(~np.any(C == distinct.SAME, axis=0)):
+        if not np.isfinite(pe[j]) or full_rank(F, P[j], float(pe[j]), SOLVE_OPTIONS):
+            continue
+        d = deflate(F, P[j], accuracy=float(pe[j]), rng=rng, max_steps=MAX_DEFLATIONS)
+        if not d.regular:
+            continue
+        ours = np.array([sols[i].point for i in sing])
+        c = distinct.compare_points(d.x[None, :], np.array([d.accuracy]), ours,
+                                    np.array([errs[i] for i in sing], float))[0]
+        hit = [sing[k] for k in np.flatnonzero(c == distinct.SAME)]
+        if len(hit) == 1:
+            C[hit[0], j] = distinct.SAME
+            out.add(int(j))
+    return out
 
 
 def _diff(kind: str, x: np.ndarray, verdict: str, regular: bool) -> dict:

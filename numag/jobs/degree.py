@@ -35,9 +35,9 @@ class DegreeOptions:
     softmax: bool = option(False, help="normalized (softmax) attention: refused (not "
                                        "polynomial, no degree)")
     seed: int = option(0, bound=Bound(0), help="seed of every random choice")
-    timeout: float | None = option(None, bound=Bound(0, strict=True),
+    timeout: float | None = option(None, bound=Bound(0, strict=True, inf_is_none=True),
                                    help="seconds of monodromy; when reached the degree is "
-                                        "undecided (default: no limit)")
+                                        "undecided (default and inf: no limit)")
     max_loops: int = option(100, bound=Bound(1), help="monodromy loop budget")
     form: Form = option(Form.EXPANDED,
                         help="how the coordinates are evaluated: 'expanded' polynomials, or "

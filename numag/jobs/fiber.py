@@ -58,8 +58,8 @@ class FiberOptions:
     weights: str | None = option(None, file=True, help="W0 from a JSON weights file")
     seed: int = option(0, bound=Bound(0), help="seed of every random choice")
     blackbox: Blackbox = option(Blackbox.AUTO, help="also run PHCpack's blackbox decomposition")
-    timeout: float | None = option(None, bound=Bound(0, strict=True),
-                                   help="time budget of the whole computation, seconds")
+    timeout: float | None = option(None, bound=Bound(0, strict=True, inf_is_none=True),
+                                   help="time budget of the whole computation, seconds (inf: no limit)")
     complete_paths: int = option(1000, bound=Bound(0),
                                  help="path budget of the completeness check (witness "
                                       "supersets of the whole fiber); 0: not checked")
