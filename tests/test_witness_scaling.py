@@ -54,3 +54,21 @@ def test_badly_scaled_systems_have_every_root_simple(system, roots, seed):
     assert [g.multiplicity for g in r.isolated] == [1] * len(roots) and len(got) == len(roots)
     for q in (np.array(p, dtype=complex) for p in roots):      # each root found, to 1e-9
         assert min(np.linalg.norm(p - q) for p in got) <= 1e-9 * np.linalg.norm(q)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_decompose_of_a_badly_scaled_system(seed):
+    """x*y - 1e10, x - y: two points (±1e5, ±1e5), each dim 0, degree 1 (the superset solves
+    are scaled by the equations, not by their random slices)."""
+    from witness import decompose
+    r = decompose(PolynomialSystem.from_strings(["x*y - 1e10", "x - y"]), seed=seed)
+    assert r.certified
+    assert sorted((c.dim, c.degree, c.multiplicity) for c in r.components) == [(0, 1, 1)] * 2
+
+
+def test_slices_do_not_choose_the_variable_scaling():
+    """x^2 - 1e-20 with a slice of size-1 coefficients: the variable scaling comes from the
+    equation alone (x by 2^-33, y not scaled); the slice only gets an equation scale."""
+    F = PolynomialSystem.from_strings(["x^2 - 1e-20", "(3/7)*x + (2/5)*y - 1"])
+    S = morgan_scaling(F, slice_rows=1)
+    assert S.variable_exponents == (-33, 0)

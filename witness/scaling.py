@@ -73,29 +73,41 @@ def _times_pow2(a, k: int):
     return complex(math.ldexp(a.real, k), math.ldexp(a.imag, k))
 
 
-def morgan_scaling(F: PolynomialSystem) -> Scaling:
+def morgan_scaling(F: PolynomialSystem, slice_rows: int = 0) -> Scaling:
     """The equation and variable scaling of F (module docstring), identity when every
     exponent is within NEGLIGIBLE_BITS of 0.
 
     Parameters
     ----------
     F : PolynomialSystem (m equations, n variables; any coefficients)
+    slice_rows : the last slice_rows equations are random linear slices: they do not take part
+        in choosing the variable scaling (their random coefficients of size 1 say nothing about
+        the size of the solutions, and would pull the scaling away from it: x^2 - 1e-20 in
+        C^2 with a slice scaled y by 2^16), and each only gets the equation scale that centres
+        its own coefficients. A slice in the scaled coordinates is as generic as in the original
+        ones.
 
     Returns
     -------
     Scaling
     """
     m, n = F.n_equations, F.n_vars
+    k = m - slice_rows
     rows, rhs = [], []
-    for i, p in enumerate(F.polynomials):
+    for i, p in enumerate(F.polynomials[:k]):
         for e, a in p.items():
-            row = np.zeros(m + n)
+            row = np.zeros(k + n)
             row[i] = 1.0
-            row[m:] = e
+            row[k:] = e
             rows.append(row)
             rhs.append(-_log2abs(a))
-    sol = np.linalg.lstsq(np.array(rows), np.array(rhs), rcond=None)[0]
-    exps = np.rint(sol).astype(int)
+    sol = np.linalg.lstsq(np.array(rows), np.array(rhs), rcond=None)[0] if rows else \
+        np.zeros(k + n)
+    d = np.rint(sol[k:])
+    c = list(np.rint(sol[:k])) + [
+        np.rint(-np.mean([_log2abs(a) + np.dot(e, d) for e, a in p.items()]))
+        for p in F.polynomials[k:]]
+    exps = np.array(c + list(d), dtype=int)
     if np.max(np.abs(exps)) <= NEGLIGIBLE_BITS:
         return Scaling((0,) * m, (0,) * n)
     return Scaling(tuple(int(v) for v in exps[:m]), tuple(int(v) for v in exps[m:]))

@@ -261,7 +261,8 @@ def _finite(v: float) -> float:
 
 
 def solve_paths(F: PolynomialSystem, *, seed: int | None = 0, options: Options | None = None,
-                attempts: int = ATTEMPTS, examine: bool = True) -> PathSolve:
+                attempts: int = ATTEMPTS, examine: bool = True, slice_rows: int = 0
+                ) -> PathSolve:
     """All isolated solutions of a square system, with every path of a total-degree homotopy
     accounted for (module docstring).
 
@@ -274,6 +275,8 @@ def solve_paths(F: PolynomialSystem, *, seed: int | None = 0, options: Options |
     examine : decide isolated / not isolated for singular points (deflation + dual space);
         without it singular points stay undecided (``witness.decompose`` decides them by
         membership tests instead)
+    slice_rows : the last slice_rows equations of F are random linear slices (a witness
+        superset's): they do not choose the variable scaling (``witness.scaling``)
 
     Returns
     -------
@@ -301,7 +304,7 @@ def solve_paths(F: PolynomialSystem, *, seed: int | None = 0, options: Options |
     opt = SOLVE_OPTIONS if options is None else resolve(options)
     seed = int(np.random.SeedSequence().entropy % 2**31) if seed is None else int(seed)
     rng = np.random.default_rng(seed)
-    scaling = morgan_scaling(F)
+    scaling = morgan_scaling(F, slice_rows)
     G = F if scaling.identity else scaling.apply(F)     # tracked and examined in y: x = 2^d y
     best, log = None, []
     for _ in range(attempts):

@@ -130,7 +130,7 @@ def witness_superset(F: PolynomialSystem, dim: int, rng: np.random.Generator,
         A, b = random_slice(rng, dim, n)
         S = sliced_system(G, A, b) if dim else G
         sol = solve_paths(S, seed=int(rng.integers(2**31)), options=options, attempts=1,
-                          examine=False)
+                          examine=False, slice_rows=dim)
         failed = sol.counts()["failed"]
         draws.append({"seed": sol.seed, "failed": failed,
                       "failure_reasons": sol.failure_reasons()})
