@@ -236,3 +236,17 @@ def test_decompose_two_close_lines(seed):
     D = decompose(PolynomialSystem.from_strings(["x^2"], variables=["x", "y"]), seed=seed)
     assert D.certified and [(c.dim, c.degree, c.multiplicity) for c in D.components] == \
         [(1, 1, 2)]
+
+
+@pytest.mark.parametrize("seed", (1, 2, 3))
+def test_roots_1e9_apart_are_two_simple_roots(seed):
+    """(x - 1)(x - 1 - 1e-9): simple roots 1 and 1 + 1e-9 (f' = ∓1e-9 ≠ 0 there). Its two
+    paths ended at points the rule could not separate, each then examined alone as 'singular,
+    one path' and called a positive-dimensional set (one variable!); merged, the point was one
+    'double root' (regular in double, so no deflation step to check). Now: a regular point
+    reached by 2 paths is a cluster, resolved at 60 digits."""
+    F = PolynomialSystem.from_strings(["(x - 1)*(x - 1 - 1/1000000000)"])
+    r = solve_paths(F, seed=seed)
+    assert r.complete and [g.multiplicity for g in r.isolated] == [1, 1]
+    got = sorted(complex(g.point[0]).real for g in r.isolated)
+    assert abs(got[0] - 1) < 1e-15 and abs(got[1] - (1 + 1e-9)) < 1e-15

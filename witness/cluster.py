@@ -57,6 +57,7 @@ ITERATIONS = 12            # Gauss-Newton steps at most (quadratic: 3-4 from a d
 STALL_RATIO = 0.5          # a step reducing the backward error by less than this: stalled
 STARTS_PER_ROOT = 4        # Newton starts per expected root when resolving a cluster
 SEPARATION_FACTOR = 1e6    # two roots are distinct when |x - y| > this x their corrections
+FALLBACK_RADII = (1e-10, 1e-8, 1e-6)   # further start radii (relative) when those fail
 
 MPPoly = dict  # {exponent tuple: mpc}
 
@@ -297,7 +298,9 @@ def resolve_cluster(F: PolynomialSystem, centre, m: int, rng: np.random.Generato
         rho = max(r0, 1e-300) ** (1.0 / m) * (1 + float(np.linalg.norm(c)))
         found: list = []        # (y mp, err, corr)
         tries = 0
-        for scale in (1.0, 0.1, 10.0):
+        # fallback radii when the centre is (nearly) a root itself: paths of a cluster may end
+        # on one of its roots ((x - 1)(x - 1 - 1e-9): both at 1, r0 ~ 1e-61)
+        for scale in (1.0, 0.1, 10.0) + tuple(f / rho for f in FALLBACK_RADII if f > rho):
             for _ in range(STARTS_PER_ROOT * m):
                 tries += 1
                 u = rng.standard_normal(n) + 1j * rng.standard_normal(n)

@@ -57,7 +57,7 @@ import networkx as nx
 import numpy as np
 
 from . import distinct
-from .cluster import resolve_cluster
+from .cluster import check_deflation, resolve_cluster
 from .deflation import EPS, DeflationResult, deflate
 from .dualspace import LocalStructure, local_structure, row_scales, scaled_rank
 from .homotopy import Homotopy, straight_line_homotopy, total_degree_start
@@ -322,6 +322,8 @@ def solve_paths(F: PolynomialSystem, *, seed: int | None = 0, options: Options |
             break
     tr, status, reasons, _, gamma = best
     groups, pairs = group_endpoints(tr, status, opt)
+    if examine and pairs:
+        groups, pairs = merge_undecided(groups, pairs), []
     most_accurate = [min(g, key=lambda i: _finite(tr.accuracy[i])) for g in groups]
     res = G.residual(tr.endpoints[most_accurate]) if groups else []   # batched, as above
     out = [_examine(G, tr, status, g, b, float(r), opt, rng, examine)
@@ -376,6 +378,20 @@ def group_endpoints(tr: TrackResult, status: np.ndarray, options: Options
     return [[int(fin[i]) for i in c] for c in comps], sorted(und)
 
 
+def merge_undecided(groups: list[list[int]], pairs: list[tuple[int, int]]) -> list[list[int]]:
+    """Groups joined by an undecided pair (neither the same point nor different) merged into
+    one, examined as one candidate point reached by all their paths: the high-precision check
+    then decides a multiple root (the endpoints were one point) or a cluster (resolved into its
+    roots), or leaves it undecided. Why: (x - 1)(x - 1 - 1e-9) ended its 2 paths at 2 points
+    the rule could not separate, each singular with one path, so each was called
+    'not isolated' (a positive-dimensional set met, for one variable)."""
+    G = nx.Graph()
+    G.add_nodes_from(range(len(groups)))
+    G.add_edges_from(pairs)
+    return [sorted(i for k in sorted(c) for i in groups[k])
+            for c in sorted(nx.connected_components(G), key=min)]
+
+
 def _examine(F, tr: TrackResult, status, paths: list[int], best: int, residual: float,
              opt: Options, rng, examine: bool) -> list[EndpointGroup]:
     """The group of paths ending at one point; ``best``: its most accurate path, ``residual``:
@@ -413,6 +429,21 @@ def split_cluster(F, g: EndpointGroup, rng, A=None, b=None) -> list[EndpointGrou
             for x, p, w, c, r in zip(res.roots, g.paths, g.winding, res.corrections, resid)]
 
 
+def _simple_root_of_k_paths(F, x, k: int, defl: DeflationResult, A, b) -> DeflationResult:
+    """x is regular without deflation, yet k > 1 paths ended there: with the gamma trick a
+    simple root is the endpoint of exactly one path, so when [F; slice] has a regular solution
+    here at 60 digits (``witness.cluster.check_deflation`` with no deflation step) the k paths
+    went into a cluster around it ((x - 1)(x - 1 - 1e-9): both paths at ~1 + 5e-10, called one
+    double root); the check's verdict becomes 'cluster', and ``split_cluster`` resolves it."""
+    chk = check_deflation(F, [], x, A, b)
+    if chk.verdict != "multiple":
+        return defl
+    why = (f"a simple root at {chk.dps} digits ({chk.reason}) reached by {k} paths: a cluster "
+           f"of roots around it")
+    return replace(defl, regular=False, precise=replace(chk, verdict="cluster", reason=why),
+                   reason=why)
+
+
 def examine_singular(F, x, acc, paths, wind, opt: Options, rng, A=None, b=None
                      ) -> EndpointGroup:
     """Isolated or not (module docstring, step 3) for a singular point x reached by
@@ -422,6 +453,8 @@ def examine_singular(F, x, acc, paths, wind, opt: Options, rng, A=None, b=None
     # an isolated point of multiplicity mu <= k needs at most mu - 1 steps (LVZ, Theorem 3.1)
     defl = deflate(F, x, A=A, b=b, accuracy=_finite(acc), rng=rng, options=opt,
                    max_steps=min(k - 1, MAX_DEFLATIONS))
+    if defl.regular and defl.deflation is None and k > 1:
+        defl = _simple_root_of_k_paths(F, x, k, defl, A, b)
     y = defl.x if defl.regular else x
     acc2 = defl.accuracy if defl.regular else acc
     loc = local_structure(F, y, k, A=A, b=b, accuracy=_finite(acc2), rank=opt.rank) \
