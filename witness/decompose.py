@@ -56,7 +56,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from . import distinct, phc
-from .cluster import resolve_cluster
+from .cluster import check_deflation, resolve_cluster
 from .deflation import (EPS, Deflation, deflate, gauss_newton, regular_on,
                         square_part_by_degree)
 from .dualspace import local_structure
@@ -258,10 +258,30 @@ class _Builder:
             r2 = float(self.F.residual(y)) if np.all(np.isfinite(y)) else math.inf
             if move <= MOVE_TOL and r2 < r:
                 x, r, acc = y, r2, min(acc, a) if math.isfinite(acc) else a
+        if r <= pts.residual_tol and self._not_a_zero_at_60_digits(x, A, b):
+            return x, acc, "off"
         if r <= pts.residual_tol:
             self.stats["max_residual"] = max(self.stats["max_residual"], r)
             return x, acc, "on"
         return x, acc, "off" if r > pts.residual_reject else "undecided"
+
+    def _not_a_zero_at_60_digits(self, x: np.ndarray, A, b) -> bool:
+        """For exact F with more equations than [F; slice] has unknowns: does Gauss-Newton on
+        [F; slice] at 60 digits, from F's coefficients as written, stall at a backward error
+        >= CLUSTER_ABOVE (``witness.cluster.check_deflation`` with no deflation step)? Then x
+        is a least-squares point of an inconsistent system, not a zero of F, though its double
+        backward error passed: x - 1; y - 1; x*y - 1.0000000001 (1e-10) and x - 1/10; y - x;
+        x*y - 1/100 - 1/10^20 (1e-20, below double rounding) were certified as points. A square
+        [F; slice] needs no check: a zero of the superset's square system G = F is one of F.
+        A singular point converges linearly and is not called a non-zero here."""
+        k = 0 if A is None else np.atleast_2d(A).shape[0] if np.size(A) else 0
+        if not self.F.is_exact or self.F.n_equations + k <= self.F.n_vars:
+            return False
+        chk = check_deflation(self.F, [], x, A if k else None, b if k else None)
+        if chk.verdict == "cluster":
+            self.stats["not_zero_60"] = self.stats.get("not_zero_60", 0) + 1
+            return True
+        return False
 
     def zero_of_superset_system(self, S: Superset, x: np.ndarray) -> bool:
         """Is x a zero of the superset's system [G; A x - b] (backward error <= residual_reject
@@ -852,7 +872,10 @@ def _checks(B: _Builder, comps, run_info) -> list[dict]:
          "detail": f"every witness point has backward error <= "
                    f"{B.opt.points.residual_tol:.0e} on F (max {s['max_residual']:.1e}); "
                    f"{s['off_F']} superset paths ended off V(F) (spurious points of the "
-                   f"randomization)"},
+                   f"randomization"
+                   + (f"; {s['not_zero_60']} of them passed in double precision but are no "
+                      f"zero of F as written: Gauss-Newton at 60 digits stalls"
+                      if s.get("not_zero_60") else "") + ")"},
         {"name": "junk_removed", "passed": s["membership_undecided"] == 0,
          "detail": f"{s['junk']} superset paths ended on higher-dimensional components "
                    f"(membership tests: {s['membership_tests']}, undecided "
