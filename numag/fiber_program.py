@@ -15,8 +15,8 @@ does not need that many: a component Z of the fiber through a point W0 is a comp
 zero set of any set of equations that vanish on the fiber and whose Jacobian at a generic
 point of Z has rank n − dim Z (then Z is the local zero set there). So the program uses the
 fewest samples whose Jacobian at W0 has the exact rank of the coefficient system's Jacobian
-(decided exactly, over F_p, when the point is rational: ``exact_rank_mod_p``; else by the
-witness rank rule), and every point is judged on the fiber system ``fs.system``
+(decided by the witness rank rule and, when the point is rational, also exactly over F_p:
+``exact_rank_mod_p``), and every point is judged on the fiber system ``fs.system``
 (``check``), never on the samples: the exact coefficient system, or, where it is too large to
 expand, the forward pass at inputs whose evaluation map is proved injective (numag.encode,
 'program' encoding: the same zero set).
@@ -49,10 +49,12 @@ def fiber_program(fs: FiberSystem, rank: int, seed: int = 0, max_samples: int = 
                   at=None) -> ProgramSystem:
     """The fiber of ``fs`` as a program at the fewest sample inputs whose Jacobian at W0 has
     rank ``rank`` (the exact rank of the coefficient system's Jacobian there); checked on
-    fs.system. At a rational point the rank is exact (``exact_rank_mod_p``; recorded in
-    ``program.info['rank_at_point']``); numerical (witness.rank) otherwise. Why exact: on
+    fs.system. The rank must be decided numerically (witness.rank: the tracker and
+    monodromy's start check need it) and, at a rational point, also exactly
+    (``exact_rank_mod_p``, recorded in ``program.info['rank_at_point']``). Why exact too: on
     widths 2,2,2,2 ranks 1,1,1 the numerical rank at W0 rested on sigma_10 / sigma_1 ~ 5e-8
-    (unscaled rows of sizes over 12 orders apart).
+    against sigma_11 / sigma_1 ~ 5e-17; why numerical too: with 3 samples there the exact
+    rank was 10 but sigma_10 / sigma_1 = 5.7e-9 (monodromy refused the start point).
 
     Parameters
     ----------
@@ -88,17 +90,16 @@ def fiber_program(fs: FiberSystem, rank: int, seed: int = 0, max_samples: int = 
                   info={"source": "forward pass at sample inputs", "samples": N,
                         "sample_inputs": X})
         S = ProgramSystem(P, fs.system.variables, check=fs.system)
+        # the numerical rank too: monodromy's start check and the tracker need it (with 3
+        # samples on widths 2,2,2,2 the exact rank was 10 but sigma_10 / sigma_1 = 5.7e-9)
+        dec = numerical_rank(np.linalg.svd(S.jacobian(where), compute_uv=False))
         exact = exact_rank_mod_p(arch, at if at is not None else fs.base_point, X)
-        if exact is not None:
-            S.program.info["rank_at_point"] = {"rank": exact[0], "prime": exact[1],
-                                               "how": "exact, mod p (i -> sqrt(-1) mod p)"}
-            if exact[0] == rank:
-                return S
-        else:
-            dec = numerical_rank(np.linalg.svd(S.jacobian(where), compute_uv=False))
-            if dec.decided and dec.rank == rank:
-                S.program.info["rank_at_point"] = {"rank": dec.rank, "how": "numerical"}
-                return S
+        if dec.decided and dec.rank == rank and (exact is None or exact[0] == rank):
+            S.program.info["rank_at_point"] = {"rank": rank, "how": "numerical"} \
+                if exact is None else {"rank": rank, "prime": exact[1],
+                                       "how": "exact, mod p (i -> sqrt(-1) mod p), and "
+                                              "numerical"}
+            return S
         N += max(1, N // 2)
     raise ValueError(f"no set of up to {max_samples} sample inputs reaches Jacobian rank "
                      f"{rank} at the start point")

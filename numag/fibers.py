@@ -50,11 +50,13 @@ from typing import Sequence
 
 import flint
 import numpy as np
+import scipy.linalg
 
 from witness import decompose, membership, membership_many, monodromy, trace_test
 from witness.certify_witness import certify_witness_points
 from witness.jsonio import points_to_json
 from witness.options import resolve
+from witness.rank import numerical_rank
 from witness.dualspace import row_scales, scaled_rank
 
 from .architecture import Architecture, LayerWeights
@@ -757,7 +759,13 @@ def regular_witness_point(F, W, tracked=None) -> bool:
     instructions; rows scaled by a bound on the terms, far above their size for a program with
     cancellation) had [J_F; slice] decided rank deficient at every point of a set of degree
     420, which was dropped, and the check took ~150 s; the 13-input tracked program has the
-    exact rank n − 14 at W0 (mod p; docs/deep-fiber-rank.md).
+    exact rank n − 14 at W0 (mod p; docs/deep-fiber-rank.md). The cause was the row scales:
+    a program's (the absolute program at max(1, |x|), ~1e35 there: degree ~27 in W, |x| ~ 20)
+    made its rows ~1e-17 of the slice rows; so a program's rows are judged on the slice's
+    kernel N alone (rank [J; A] = n iff rank J N = n − dim), with the rank relative to
+    sigma_1 of J N (witness.rank; scaled_rank's absolute reference assumes rows scaled by
+    their terms' true size): measured at a witness point of 2,2,2,2, sigma_min / sigma_max of
+    [J; A] 1.1e-17 (tracked) and 1.5e-17 (check program), of J N 1.6e-8 and 6.3e-7.
     """
     if not len(W.points):
         return False
@@ -767,12 +775,20 @@ def regular_witness_point(F, W, tracked=None) -> bool:
     tau = max(opt.rank.zero_below, 1e3 * RANK_ACCURACY)
     rule = dataclasses.replace(opt.rank, zero_below=tau)
     A = W.slice_A
+    program = not hasattr(F, "polynomials")
+    # a program's row scales are bounds far above its rows (below): its rows are judged on
+    # the slice's kernel N alone, rank [J; A] = n iff rank J N = n - dim
+    N = scipy.linalg.null_space(A) if program and len(A) else None
+    full = F.n_vars - (W.dim if N is not None else 0)
     for x in W.points[np.argsort(np.abs(W.points).max(axis=1))]:
         J = F.jacobian(x[None, :])[0] / _row_scales(F, x)[:, None]
-        if len(A):
-            J = np.vstack([J, A / np.abs(A).sum(axis=1, keepdims=True)])
-        dec = scaled_rank(J, rule)
-        if not (dec.decided and dec.rank < F.n_vars):
+        if N is not None:      # relative to sigma_1 (scaled_rank's reference 1 assumes rows
+            dec = numerical_rank(np.linalg.svd(J @ N, compute_uv=False), rule)  # of term size)
+        else:
+            if len(A):
+                J = np.vstack([J, A / np.abs(A).sum(axis=1, keepdims=True)])
+            dec = scaled_rank(J, rule)
+        if not (dec.decided and dec.rank < full):
             return True
     return False
 
