@@ -16,11 +16,14 @@ residual of a proper subset was 2.3e-9 with the second slice a random translatio
 10x larger translation, 7.4e-7 with three translated pencils, and 2.1e-4 with a rotated slice
 (6.4e-5 with A + 0.3 R): a translated slice sees the same projection x -> A x and is far less
 independent. Its reach leg may fail more often (0.35 % of the paths on the (2,2,2) fiber,
-measured); failed paths there are rerouted, and a pencil with failed paths is redrawn.
+measured); failed paths there are rerouted, then tracked again with gamma turned a little
+(``Pencil._retrack``: the verdict depends on the set of values on each slice, not on which point
+went where), and a pencil with paths still failed is redrawn.
 
 ``Pencil`` is the one implementation of a pencil: it caches the values of every point (by
 index), so monodromy can test growing point sets without tracking a point twice; the paths of a
-pencil use fixed gammas, so a point's values do not depend on when it is computed.
+pencil use fixed gammas, so a point's values do not depend on when it is computed (except a
+re-tracked failed path's, which is only required to be DIFFERENT from the others).
 """
 from __future__ import annotations
 
