@@ -50,11 +50,13 @@ from typing import Sequence
 
 import flint
 import numpy as np
+import scipy.linalg
 
 from witness import decompose, membership, membership_many, monodromy, trace_test
 from witness.certify_witness import certify_witness_points
 from witness.jsonio import points_to_json
 from witness.options import resolve
+from witness.rank import numerical_rank
 from witness.dualspace import row_scales, scaled_rank
 
 from .architecture import Architecture, LayerWeights
@@ -767,7 +769,8 @@ class _Runner:
             # a set without the start point was reached from it by a path jump (now split
             # off: witness.monodromy._full_loops): it is labelled by a later start point in it
             name = label if 0 in c.info.get("indices", [0]) else REACHED + label
-            if not regular_witness_point(fs.system, c):
+            if not regular_witness_point(fs.system, c,
+                                         tracked=None if system is fs.system else system):
                 line += (f"; a set of dim {k}, degree {c.degree} NOT reported: [J_F; slice] is "
                          f"decided rank deficient at every witness point (the start point's "
                          f"Jacobian nullity {k} is not the dimension of a component through it:"
@@ -788,7 +791,7 @@ REACHED = "reached from "   # label prefix of a set split off another start poin
 RANK_ACCURACY = 1e-12      # error assumed for a Newton-refined monodromy witness point
 
 
-def regular_witness_point(F, W) -> bool:
+def regular_witness_point(F, W, tracked=None) -> bool:
     """False only when [J_F; slice] is DECIDED rank deficient at every witness point of W
     (witness.dualspace.scaled_rank on row-scaled rows, threshold max(RankOptions.zero_below,
     1e3 × RANK_ACCURACY)): then W is not a witness set of a W.dim-dimensional component (one
@@ -798,19 +801,45 @@ def regular_witness_point(F, W) -> bool:
     seed 1, 12 of the 144 witness points of the orbit of W0 (|x| up to 24) gave sigma_min /
     sigma_max 3e-15 .. 2e-13 (decided rank 8 of 16) while the others have full rank; the first
     point was one of the 12 and the certified component was dropped. An undecided rank keeps W.
+
+    ``tracked``: a system whose equations are linear combinations of F's (the forward pass at
+    sample inputs, ``numag.fiber_program``: J_tracked = E J_c, and F's Jacobian has the rank of
+    J_c), tried first: full rank of [J_tracked; slice] at a point of V(F) implies full rank of
+    [J_F; slice] there, so the same rule applied to it can only keep W, never drop it. Why: on
+    widths 2,2,2,2 ranks 1,1,1 the check program F (4060 certified inputs, 16240 rows, 519,680
+    instructions; rows scaled by a bound on the terms, far above their size for a program with
+    cancellation) had [J_F; slice] decided rank deficient at every point of a set of degree
+    420, which was dropped, and the check took ~150 s; the 13-input tracked program has the
+    exact rank n − 14 at W0 (mod p; docs/deep-fiber-rank.md). The cause was the row scales:
+    a program's (the absolute program at max(1, |x|), ~1e35 there: degree ~27 in W, |x| ~ 20)
+    made its rows ~1e-17 of the slice rows; so a program's rows are judged on the slice's
+    kernel N alone (rank [J; A] = n iff rank J N = n − dim), with the rank relative to
+    sigma_1 of J N (witness.rank; scaled_rank's absolute reference assumes rows scaled by
+    their terms' true size): measured at a witness point of 2,2,2,2, sigma_min / sigma_max of
+    [J; A] 1.1e-17 (tracked) and 1.5e-17 (check program), of J N 1.6e-8 and 6.3e-7.
     """
     if not len(W.points):
         return False
+    if tracked is not None and regular_witness_point(tracked, W):
+        return True
     opt = resolve(None)
     tau = max(opt.rank.zero_below, 1e3 * RANK_ACCURACY)
     rule = dataclasses.replace(opt.rank, zero_below=tau)
     A = W.slice_A
+    program = not hasattr(F, "polynomials")
+    # a program's row scales are bounds far above its rows (below): its rows are judged on
+    # the slice's kernel N alone, rank [J; A] = n iff rank J N = n - dim
+    N = scipy.linalg.null_space(A) if program and len(A) else None
+    full = F.n_vars - (W.dim if N is not None else 0)
     for x in W.points[np.argsort(np.abs(W.points).max(axis=1))]:
         J = F.jacobian(x[None, :])[0] / _row_scales(F, x)[:, None]
-        if len(A):
-            J = np.vstack([J, A / np.abs(A).sum(axis=1, keepdims=True)])
-        dec = scaled_rank(J, rule)
-        if not (dec.decided and dec.rank < F.n_vars):
+        if N is not None:      # relative to sigma_1 (scaled_rank's reference 1 assumes rows
+            dec = numerical_rank(np.linalg.svd(J @ N, compute_uv=False), rule)  # of term size)
+        else:
+            if len(A):
+                J = np.vstack([J, A / np.abs(A).sum(axis=1, keepdims=True)])
+            dec = scaled_rank(J, rule)
+        if not (dec.decided and dec.rank < full):
             return True
     return False
 

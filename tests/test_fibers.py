@@ -611,3 +611,31 @@ def test_deep_zero_fiber_reports_the_zero_layer_components_it_can_reach():
                for e in r.evidence) == 3
     z = fiber(arch, _deep_layers(q1=((0, 0),)), seed=2, blackbox=False)
     assert z.point_type == "zero" and z.matches is None
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_tracked_program_rank_at_w0_is_exact(seed):
+    """numag.fiber_program.exact_rank_mod_p against an independent exact rank: at integer
+    sample inputs (complex with zero imaginary part) it equals the rank over Q of the same
+    Jacobian (numag.jacobian with Fractions, python-flint); the tracked program of widths
+    2,2,2 ranks 1,1 reaches rank n − 8 (the fiber's dimension 8, proved exactly by
+    exact_nullity) and records how; a float point is refused (None). docs/deep-fiber-rank.md"""
+    from numag.arith import RationalArithmetic
+    from numag.encode import fiber_system
+    from numag.fiber_program import exact_rank_mod_p, fiber_program
+    from numag.fibers import exact_nullity
+    from numag.jacobian import jacobian
+    from numag.points import exact_rank
+    arch = Architecture((2, 2, 2), (1, 1))
+    fs = fiber_system(arch, sample_point(arch, "generic", seed))
+    rng = np.random.default_rng(seed)
+    ops = RationalArithmetic()
+    layers = arch.unpack(np.array([Fraction(v) for v in fs.base_point], dtype=object))
+    for N in (1, 2):
+        X = rng.integers(-5, 6, size=(N, 2, arch.tokens))
+        over_q = exact_rank(jacobian(arch, layers, ops.convert(X), ops))
+        assert exact_rank_mod_p(arch, fs.base_point, X.astype(complex))[0] == over_q
+    k = exact_nullity(fs, fs.base_point)
+    S = fiber_program(fs, arch.n_params - k, seed)
+    assert k == 8 and S.program.info["rank_at_point"]["rank"] == arch.n_params - k
+    assert exact_rank_mod_p(arch, fs.base_point.astype(complex), X) is None

@@ -91,3 +91,50 @@ def test_same_different_undecided_points():
     inf = distinct.error_estimates(np.array([np.nan]), 1)
     D = distinct.relative_distances(near, x)
     assert distinct.compare(D, inf, inf)[0, 0] == distinct.UNDECIDED
+
+
+
+def _failing_first(track, row: int):
+    """A Pencil tracker that reports path ``row`` failed on the first batch to each target
+    slice (a re-track, with a fresh gamma, is a later batch and succeeds)."""
+    import dataclasses
+    seen = set()
+
+    def tr(A0, b0, A1, b1, X, gamma):
+        res = track(A0, b0, A1, b1, X, gamma)
+        key = (A1.tobytes(), b1.tobytes())
+        if key in seen or row >= len(X):
+            return res
+        seen.add(key)
+        status = res.status.copy()
+        status[row] = "failed"
+        return dataclasses.replace(res, status=status)
+    return tr
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_failed_pencil_paths_are_tracked_again_with_a_fresh_gamma(seed):
+    """Twisted cubic (degree 3): one reach path and one path of each leg fail and are tracked
+    again with a fresh gamma instead of redrawing the pencil: the full set passes (below
+    TRACE_TOL on both pencils), a proper subset still fails (above TRACE_FAIL); with
+    retracks = 0 the same failures leave both undecided (no redraws allowed here)."""
+    import dataclasses
+    from witness.options import DEFAULT, TraceOptions
+    from witness.trace import Pencil, slice_tracker, test_groups
+    F = PolynomialSystem.from_strings(["x^2 - y", "x^3 - z"])
+    W = monodromy(F, 1, [1.0, 1.0, 1.0], seed=seed).witness_set
+    err = distinct.error_estimates(None, W.degree)
+    for retracks, want in ((2, (True, False)), (0, (None, None))):
+        opt = dataclasses.replace(DEFAULT, trace=TraceOptions(retracks=retracks))
+        rng = np.random.default_rng(seed)
+        got = []
+        for group in (list(range(3)), [0, 1]):
+            pens = [Pencil(W, rng, base=(i == 0), options=opt) for i in range(2)]
+            track = _failing_first(slice_tracker(W, options=opt), 0)
+            t, = test_groups(pens, W.points, err, [group], track, opt, max_redraws=0)
+            got.append(t.verdict)
+            if t.verdict is True:
+                assert t.residual < TRACE_TOL and pens[1].retracked == 3   # reach + 2 legs
+            if t.verdict is False:
+                assert t.residual > TRACE_FAIL
+        assert tuple(got) == want
