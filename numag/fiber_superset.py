@@ -49,10 +49,12 @@ the representative of the point's torus orbit whose gauge classes have norms clo
 with one class tiny and the others large has moderate monomials, but the measure counts the
 tiny coordinates as 1 and so divides by terms inflated by 1/(their size). Measured (widths
 2,1,2 ranks 1,1, seed 0, dim-6 superset: ``numag fiber --widths 2,1,2 --ranks 1,1
---complete-paths 3100``): two paths ended (winding 7) at x with V_2 ~ 4e-10 and |Q_1|, |V_1|
-~ 250, 700, where |F(x)| = 2e6 (every monomial of F contains an entry of V_2: F(x) is nearly
--φ_W0) yet the backward error was 1.8e-10 < 1e-9: the point was reported on the fiber and on no
-component (complete False). At the balanced representative it is 1.0 (off F); at the fiber's
+--complete-paths 3100``): the Cauchy estimate of two paths (winding 7) was x with V_2 ~ 4e-10
+and |Q_1|, |V_1| ~ 250, 700, where |F(x)| = 2e6 (every monomial of F contains an entry of V_2:
+F(x) is nearly -φ_W0) yet the backward error was 1.8e-10 < 1e-9: the point was reported on the
+fiber and on no component (complete False). (Tracked radially, the two paths settle only below
+|1 - s| ~ 1e-13, at |x| ~ 110 with V_2 ~ 4e-10: off F as well; the endgame accepted the estimate
+by the same unbalanced measure.) At the balanced representative it is 1.0 (off F); at the fiber's
 true witness points 3e-16 (unbalanced 1e-17). Without a torus gauge (φ_W0 = 0) no class is
 bounded away from 0 on the fiber, and nothing is balanced.
 
