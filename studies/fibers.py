@@ -27,8 +27,8 @@ TIMEOUT = 600.0         # seconds of monodromy per start point; a partial result
 # zero. Deep --quick 1 100: reaches 2,1,1 (1 054 paths; complete in 19-34 s), not 2,1,2 (3 026
 # paths). --full 60 000 (what it reaches: docs/fiber-completeness.md; superset paths per item
 # in the study's second table): every single-layer item but 3,2 a = 2 (2.0e6 paths) and 3,1
-# a = 2 zero (1.4e6), deep 2,1,1 and 2,1,2 (seed 0: NOT complete, one dim-6 path to infinity
-# whose valuation settles only below |1 - s| ~ 1e-13, 2026-12-01), and 2,2,2 ranks 1,1
+# a = 2 zero (1.4e6), deep 2,1,1 and 2,1,2 (NOT complete: dim-6 paths to infinity the endgame
+# does not decide before |1 - s| = 1e-12, 1 on seed 0, 27 on seed 1, 2026-12-01), and 2,2,2 ranks 1,1
 # (38 960 paths) only on paper: at ~0.1 s per deep path it needs about an hour, and TIMEOUT
 # (600 s for the whole item) stops it first (complete null, "time budget reached").
 COMPLETE_PATHS = {False: (60_000, 60_000), True: (5_000, 1_100)}
