@@ -22,12 +22,15 @@ TIMEOUT = 600.0         # seconds of monodromy per start point; a partial result
 
 
 # completeness check up to this many superset paths (fiber_complete), by quick, for single
-# layers / deep networks: --full 60 000 (not reached: 3,1 zero, 1.4e6 paths; 3,2 a = 2,
-# 2.0e6). --quick 5 000 for single layers: reaches the three 3,2 a = 1 fibers (4 430 paths
-# each; 3,2 generic seed 0: 34 s CPU, 56 s wall at load 7, 2026-12-01); not 3,1 zero. Deep
-# --quick 1 100: reaches 2,1,1 (1 054 paths; complete in 19-34 s since the valuation test
-# samples down to |1 - s| = 1e-12), not 2,1,2 (3 026 paths, 290 s at load 4, and NOT complete
-# on seed 0: one dim-6 superset point on no component and one endgame failure, 2026-12-01).
+# layers / deep networks. --quick 5 000 for single layers: reaches the three 3,2 a = 1 fibers
+# (4 430 paths each; 3,2 generic seed 0: 34 s CPU, 56 s wall at load 7, 2026-12-01); not 3,1
+# zero. Deep --quick 1 100: reaches 2,1,1 (1 054 paths; complete in 19-34 s), not 2,1,2 (3 026
+# paths). --full 60 000 (what it reaches: docs/fiber-completeness.md; superset paths per item
+# in the study's second table): every single-layer item but 3,2 a = 2 (2.0e6 paths) and 3,1
+# a = 2 zero (1.4e6), deep 2,1,1 and 2,1,2 (NOT complete: dim-6 paths to infinity the endgame
+# does not decide before |1 - s| = 1e-12, 1 on seed 0, 27 on seed 1, 2026-12-01), and 2,2,2 ranks 1,1
+# (38 960 paths) only on paper: at ~0.1 s per deep path it needs about an hour, and TIMEOUT
+# (600 s for the whole item) stops it first (complete null, "time budget reached").
 COMPLETE_PATHS = {False: (60_000, 60_000), True: (5_000, 1_100)}
 
 
@@ -156,6 +159,15 @@ def compute(ctx: StudyContext) -> StudyDocument:
               ["widths", "ranks", "point", "dim", "components", "matches", "complete", "paths",
                "s",
                "blackbox"], rows))
+    reach = [[",".join(map(str, x["widths"])), ",".join(map(str, x["ranks"])), x["kind"],
+              (x["completeness"] or {}).get("paths", ""), x["complete_paths"],
+              {True: "yes", False: "NOT proven", None: "not checked"}[x["complete"]],
+              (x["completeness"] or {}).get("reason", "")[:160]] for x in res]
+    md += ("\n\nCompleteness reach: superset paths the check needs (sum over dimensions of the "
+           "linear-product root counts), the budget of this mode, and the outcome "
+           "(docs/fiber-completeness.md).\n\n" + md_table(
+               ["widths", "ranks", "kind", "superset paths", "budget", "complete", "reason"],
+               reach))
     return ctx.finish(res, claims, md)
 
 
