@@ -27,3 +27,18 @@ def test_consistent_overdetermined_system_keeps_its_points(seed):
     r = decompose(PolynomialSystem.from_strings(["x^2 - 1", "y^2 - 1", "x - y"]), seed=seed)
     assert r.certified
     assert sorted((c.dim, c.degree) for c in r.components) == [(0, 1), (0, 1)]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_solve_does_not_invent_a_positive_dimensional_set(seed):
+    """x*y - 1, x*y - 1 - 1/10^10 is empty (the equations differ by a nonzero constant): its
+    paths ended near x*y = 1 and were called a positive-dimensional set met, complete: True.
+    They are not zeros of F at 60 digits: failed ('not_a_zero'), not complete. The consistent
+    x*y - 1, 2*x*y - 2 (the curve x*y = 1) is still reported as a positive-dimensional set."""
+    from witness.solve import solve_paths
+    r = solve_paths(PolynomialSystem.from_strings(["x*y - 1", "x*y - 1 - 1/10000000000"]),
+                    seed=seed)
+    assert not r.complete and not r.positive_dimensional and not r.isolated
+    assert r.failure_reasons() == {"not_a_zero": 4}
+    c = solve_paths(PolynomialSystem.from_strings(["x*y - 1", "2*x*y - 2"]), seed=seed)
+    assert c.positive_dimensional and c.counts()["failed"] == 0

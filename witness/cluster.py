@@ -334,3 +334,39 @@ def _full_rank_mp(J) -> bool:
     s = mpmath.svd_c(J, compute_uv=False)
     s = sorted((abs(v) for v in s), reverse=True)
     return len(s) == J.cols and s[0] > 0 and s[-1] / s[0] > mpmath.mpf(10) ** (-DPS // 2)
+
+
+# ----------------------------------------------------------------------------- on F at all?
+def on_variety_check(F: PolynomialSystem, x, iterations: int = ITERATIONS) -> str:
+    """Is x near a zero of F as written, possibly on a positive-dimensional solution set?
+    Gauss-Newton at DPS digits with minimum-norm steps (mpmath.svd_c; singular values below
+    10^(-DPS/2) of the largest dropped), from F's exact coefficients. Returns 'zero' (backward
+    error <= MULTIPLE_BELOW: on V(F), e.g. a reduced curve, where the Jacobian's rank is
+    constant and the iteration converges quadratically), 'not a zero' (stalled at >=
+    CLUSTER_ABOVE: a least-squares point of an inconsistent system, e.g. x*y - 1,
+    x*y - 1 - 1/10^10, whose double-precision paths end near the curve x*y = 1 with backward
+    error 1e-10), or 'undecided' (still converging linearly: a non-reduced set)."""
+    with mpmath.workdps(DPS):
+        P = mp_system(F)
+        y = [mpmath.mpc(complex(v).real, complex(v).imag) for v in np.asarray(x).ravel()]
+        vals, J, sizes = _eval(P, y, [], [])
+        best = _backward_error(vals, sizes)
+        for _ in range(iterations):
+            y = [v - d for v, d in zip(y, _min_norm_step(vals, J))]
+            vals, J, sizes = _eval(P, y, [], [])
+            err = _backward_error(vals, sizes)
+            if err <= MULTIPLE_BELOW:
+                return "zero"
+            if not err < STALL_RATIO * best:
+                return "not a zero" if best >= CLUSTER_ABOVE else "undecided"
+            best = err
+    return "undecided"
+
+
+def _min_norm_step(vals, J):
+    U, S, V = mpmath.svd_c(J)
+    cut = (max(S) if len(S) else 0) * mpmath.mpf(10) ** (-DPS // 2)
+    f = mpmath.matrix(vals)
+    UHf = U.transpose_conj() * f
+    w = mpmath.matrix([UHf[i] / S[i] if S[i] > cut else 0 for i in range(len(S))])
+    return V.transpose_conj() * w
