@@ -250,3 +250,12 @@ def test_roots_1e9_apart_are_two_simple_roots(seed):
     assert r.complete and [g.multiplicity for g in r.isolated] == [1, 1]
     got = sorted(complex(g.point[0]).real for g in r.isolated)
     assert abs(got[0] - 1) < 1e-15 and abs(got[1] - (1 + 1e-9)) < 1e-15
+
+
+@pytest.mark.parametrize("seed", (1, 2))
+def test_decompose_roots_1e9_apart(seed):
+    """(x - 1)(x - 1 - 1e-9) in decompose: two points of degree 1, multiplicity 1 each (was
+    unexplained points; with the undecided endpoints merged and no check, one 'double' point)."""
+    r = decompose(PolynomialSystem.from_strings(["(x - 1)*(x - 1 - 1/1000000000)"]), seed=seed)
+    assert r.certified
+    assert sorted((c.dim, c.degree, c.multiplicity) for c in r.components) == [(0, 1, 1)] * 2

@@ -72,3 +72,14 @@ def test_slices_do_not_choose_the_variable_scaling():
     F = PolynomialSystem.from_strings(["x^2 - 1e-20", "(3/7)*x + (2/5)*y - 1"])
     S = morgan_scaling(F, slice_rows=1)
     assert S.variable_exponents == (-33, 0)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_high_degree_with_small_roots(seed):
+    """x^200 - 1e-100: 200 simple roots of modulus 10^(-1/2) (the 200th roots of 1e-100).
+    Rounding the variable scale 2^-1.66 to 2^-2 moves the x^200 term by 68 bits; the equation
+    scale is refitted to the rounded variable scale (it hung > 300 s before scaling)."""
+    r = solve_paths(PolynomialSystem.from_strings(["x^200 - 1e-100"]), seed=seed)
+    assert r.complete and len(r.isolated) == 200
+    assert all(g.multiplicity == 1 for g in r.isolated)
+    assert max(abs(abs(complex(g.point[0])) - 10 ** -0.5) for g in r.isolated) < 1e-12

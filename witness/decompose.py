@@ -64,7 +64,7 @@ from .jsonio import points_to_json, vector_to_json
 from .membership import membership_many
 from .monodromy import monodromy
 from .options import Options, resolve
-from .solve import SOLVE_OPTIONS, full_rank
+from .solve import SOLVE_OPTIONS, full_rank, simple_root_of_k_paths
 from .superset import Superset, total_degree, witness_superset
 from .system import PolynomialSystem
 from .trace import TraceTestResult
@@ -462,6 +462,8 @@ class _Builder:
             b = S.b if d else None
             defl = deflate(self.F, p.x, A=A, b=b, accuracy=_finite(p.acc), rng=self.rng,
                            options=self.opt, max_steps=min(p.k - 1, 4))
+            if defl.regular and defl.deflation is None:     # regular, yet k > 1 paths
+                defl = simple_root_of_k_paths(self.F, p.x, p.k, defl, A, b)
             if not defl.regular:
                 if d == 0 and self.split_cluster(p, defl):
                     continue

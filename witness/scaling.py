@@ -104,9 +104,10 @@ def morgan_scaling(F: PolynomialSystem, slice_rows: int = 0) -> Scaling:
     sol = np.linalg.lstsq(np.array(rows), np.array(rhs), rcond=None)[0] if rows else \
         np.zeros(k + n)
     d = np.rint(sol[k:])
-    c = list(np.rint(sol[:k])) + [
-        np.rint(-np.mean([_log2abs(a) + np.dot(e, d) for e, a in p.items()]))
-        for p in F.polynomials[k:]]
+    # each equation's scale refitted to the rounded d, centring the range of its scaled
+    # coefficients (rounding d moves a degree-e term by up to e/2 bits: x^200 - 1e-100)
+    c = [np.rint(-(max(v) + min(v)) / 2) for v in
+         ([_log2abs(a) + float(np.dot(e, d)) for e, a in p.items()] for p in F.polynomials)]
     exps = np.array(c + list(d), dtype=int)
     if np.max(np.abs(exps)) <= NEGLIGIBLE_BITS:
         return Scaling((0,) * m, (0,) * n)

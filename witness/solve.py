@@ -322,7 +322,7 @@ def solve_paths(F: PolynomialSystem, *, seed: int | None = 0, options: Options |
             break
     tr, status, reasons, _, gamma = best
     groups, pairs = group_endpoints(tr, status, opt)
-    if examine and pairs:
+    if pairs:
         groups, pairs = merge_undecided(groups, pairs), []
     most_accurate = [min(g, key=lambda i: _finite(tr.accuracy[i])) for g in groups]
     res = G.residual(tr.endpoints[most_accurate]) if groups else []   # batched, as above
@@ -448,7 +448,7 @@ def split_cluster(F, g: EndpointGroup, rng, A=None, b=None) -> list[EndpointGrou
             for x, p, w, c, r in zip(res.roots, g.paths, g.winding, res.corrections, resid)]
 
 
-def _simple_root_of_k_paths(F, x, k: int, defl: DeflationResult, A, b) -> DeflationResult:
+def simple_root_of_k_paths(F, x, k: int, defl: DeflationResult, A, b) -> DeflationResult:
     """x is regular without deflation, yet k > 1 paths ended there: with the gamma trick a
     simple root is the endpoint of exactly one path, so when [F; slice] has a regular solution
     here at 60 digits (``witness.cluster.check_deflation`` with no deflation step) the k paths
@@ -473,7 +473,7 @@ def examine_singular(F, x, acc, paths, wind, opt: Options, rng, A=None, b=None
     defl = deflate(F, x, A=A, b=b, accuracy=_finite(acc), rng=rng, options=opt,
                    max_steps=min(k - 1, MAX_DEFLATIONS))
     if defl.regular and defl.deflation is None and k > 1:
-        defl = _simple_root_of_k_paths(F, x, k, defl, A, b)
+        defl = simple_root_of_k_paths(F, x, k, defl, A, b)
     y = defl.x if defl.regular else x
     acc2 = defl.accuracy if defl.regular else acc
     loc = local_structure(F, y, k, A=A, b=b, accuracy=_finite(acc2), rank=opt.rank) \
