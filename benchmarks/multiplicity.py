@@ -87,6 +87,12 @@ CASES = [
     ("x^2 - 2y^2; y - 1e-12 (two simple roots)", "solve", "x^2 - 2*y^2; y - 1e-12", [1, 1],
      "d"),
     ("x^2 - 1e-20 (two points)", "decompose", "variables: x\nx^2 - 1e-20", _pts(2), "d"),
+    # roots 1 and 1 + 1e-9 (simple: f' = ∓1e-9 there)
+    ("(x-1)(x-1-1e-9) (two simple roots)", "solve", "(x - 1)*(x - 1 - 1/1000000000)", [1, 1],
+     "d"),
+    # badly scaled (witness/scaling.py): roots ±(1e5, 1e5); 200 roots of modulus 10^(-1/2)
+    ("xy - 1e10; x - y (roots ±1e5)", "decompose", "x*y - 1e10; x - y", _pts(2), "d"),
+    ("x^200 - 1e-100", "solve", "x^200 - 1e-100", [1] * 200, "d"),
 ]
 
 
