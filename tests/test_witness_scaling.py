@@ -83,3 +83,21 @@ def test_high_degree_with_small_roots(seed):
     assert r.complete and len(r.isolated) == 200
     assert all(g.multiplicity == 1 for g in r.isolated)
     assert max(abs(abs(complex(g.point[0])) - 10 ** -0.5) for g in r.isolated) < 1e-12
+
+
+def test_phcpack_points_are_judged_on_the_scaled_system_too(tmp_path):
+    """x^20 - 1e-40 (20 simple roots of modulus 0.01): PHCpack's points of modulus ~0.2
+    (x^20 ~ 1e-14) passed F's backward error, which is absolute near 0, and were listed as
+    'singular points our run did not reach' (complete: False); on the scaled system they fail
+    the check, and the solve is complete with our 20 roots."""
+    import json
+    import subprocess
+    import sys
+    f = tmp_path / "p.txt"
+    f.write_text("x^20 - 1e-40\n")
+    out = subprocess.run([sys.executable, "-m", "witness", "solve", str(f), "--json",
+                          "--seed", "1"], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    j = json.loads(out.stdout)
+    assert j["complete"] is True and len(j["solutions"]) == 20
+    assert all(abs(abs(complex(*s["point"][0])) - 0.01) < 1e-14 for s in j["solutions"])

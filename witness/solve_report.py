@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -374,7 +374,7 @@ def phc_check(F: PolynomialSystem, sols: tuple[Solution, ...], errs: list[float]
     """Compare PHCpack's accepted points with our solutions (module docstring, "The check")."""
     if r is None:
         return PhcCheck(False, precision, None, error=error or "not run")
-    J = judge(F, r.points)
+    J = _judged_scaled(F, judge(F, r.points), paths)
     P, pm = J.points[J.accepted], r.multiplicities[J.accepted]
     pe = np.where(np.isfinite(r.err), np.abs(r.err), np.inf)[J.accepted]
     ours = np.array([s.point for s in sols]).reshape(-1, F.n_vars)
@@ -455,6 +455,21 @@ def _deflated_onto_ours(F, sols, errs, P, pe, C, seed) -> set[int]:
             C[hit[0], j] = distinct.SAME
             out.add(int(j))
     return out
+
+
+def _judged_scaled(F: PolynomialSystem, J: Judged, paths: PathSolve) -> Judged:
+    """When our solve was scaled (``witness.scaling``), a PHCpack point must also pass the
+    residual check on the scaled system: F's mixed absolute/relative backward error counts
+    coordinates below 1 as 1, so near 0 it is absolute, and for x^20 - 1e-40 (roots of modulus
+    0.01) PHCpack's points of modulus 0.2 (x^20 ~ 1e-14) passed it, were 'singular points our
+    run did not reach', and made the solve incomplete."""
+    if paths.scaling is None or not J.accepted.any():
+        return J
+    G = paths.scaling.apply(F)
+    Y = J.points[J.accepted] / np.exp2(np.array(paths.scaling.variable_exponents, float))
+    ok = J.accepted.copy()
+    ok[J.accepted] = G.residual(Y) < RESIDUAL_TOL
+    return replace(J, accepted=ok)
 
 
 def _diff(kind: str, x: np.ndarray, verdict: str, regular: bool) -> dict:
