@@ -43,6 +43,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import itertools
+import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -591,6 +592,45 @@ def _zeros(shape) -> np.ndarray:
     return out
 
 
+RESCALE_BEYOND = 8       # balanced_point leaves W0 alone unless a factor exceeds 2^8
+
+
+def balanced_point(arch: Architecture, layers: Sequence[LayerWeights]
+                   ) -> tuple[list[LayerWeights], str]:
+    """A single-layer W0 rescaled to blocks of size ~1: (Q, K, V) ↦ t (μ s Q, μ K / s, V / μ²)
+    with s, μ, t powers of two (exact). s and μ keep φ (HMK's scaling symmetries: the same
+    fiber); t maps the fiber of φ onto the fiber of t³ φ (φ is cubic in W), so dimensions,
+    degrees and the components' structure are those of the given fiber. Returns the point
+    and a note saying what was done ("" when nothing). Why: Q = (1, 2), K = (3, 4),
+    V = 1e-30·(1, 1) was refused ("Jacobian rank < 4 at the start point": V's columns read as
+    zero). Deep networks are left as given."""
+    if not arch.is_single_layer:
+        return list(layers), ""
+    (Q, K, V), = layers
+    q, k, v = (_max_abs(M) for M in (Q, K, V))
+    if 0 in (q, k, v):
+        return list(layers), ""
+    lq, lk, lv = math.log2(q), math.log2(k), math.log2(v)
+    e_s = round((lk - lq) / 2)                          # |sQ| ~ |K/s|
+    e_mu = round((lv - (lq + lk) / 2) / 3)              # |μ K| ~ |V/μ²|
+    e_t = -round((lq + lk + lv) / 3)                    # then all three ~ 1
+    if max(abs(e_s), abs(e_mu), abs(e_t)) <= RESCALE_BEYOND:
+        return list(layers), ""                        # ordinary points are used as given
+    s, mu, t = Fraction(2) ** e_s, Fraction(2) ** e_mu, Fraction(2) ** e_t
+    out = LayerWeights(*(np.array([[Fraction(x) * f for x in row] for row in M], dtype=object)
+                         for M, f in ((Q, t * mu * s), (K, t * mu / s), (V, t / mu ** 2))))
+    note = (f"W0 rescaled to blocks of size ~1: (Q, K, V) -> (2^{e_t + e_mu + e_s} Q, "
+            f"2^{e_t + e_mu - e_s} K, 2^{e_t - 2 * e_mu} V) (HMK's scaling symmetries keep φ")
+    note += (f"; the overall factor 2^{e_t} maps the fiber of φ onto the fiber of 2^{3 * e_t} φ"
+             f" (φ is cubic in W): same dimensions, degrees and components"
+             if e_t else "") + "); 'weights' is the rescaled point"
+    return [out], note
+
+
+def _max_abs(M) -> float:
+    return float(max(abs(Fraction(x)) for row in M for x in row))
+
+
 # ----------------------------------------------------------------------------- computation
 def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None,
           kind: PointKind | str = PointKind.GENERIC, seed: int = 0, blackbox: bool | None = None,
@@ -676,6 +716,7 @@ def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None,
     deadline = None if timeout is None else t0 + timeout
     rng = np.random.default_rng(seed)
     layers = list(weights) if weights is not None else sample_point(arch, kind, seed)
+    layers, rescaled = balanced_point(arch, layers)
     fs = fiber_system(arch, layers, encoding)
     ptype = point_type(arch, layers)
     expected = expected_components(arch, layers, ptype, rng)
@@ -685,7 +726,7 @@ def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None,
     tangent_dim, how = local_nullity(fs, fs.base_point)
     dim0 = tangent_dim
     dim_proven = how is None or "NOT" not in how
-    deflation = [] if how is None else [f"W0: {how}"]
+    deflation = ([] if how is None else [f"W0: {how}"]) + ([rescaled] if rescaled else [])
     full = fs
     if ptype is PointType.RANK_ONE_PARALLEL:
         fs = with_rank_one_conditions(fs)

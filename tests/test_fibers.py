@@ -639,3 +639,17 @@ def test_tracked_program_rank_at_w0_is_exact(seed):
     S = fiber_program(fs, arch.n_params - k, seed)
     assert k == 8 and S.program.info["rank_at_point"]["rank"] == arch.n_params - k
     assert exact_rank_mod_p(arch, fs.base_point.astype(complex), X) is None
+
+
+def test_a_badly_scaled_start_point_is_rescaled_not_refused():
+    """Q = (1, 2), K = (3, 4), V = 1e-30·(1, 1) (widths 2,1, a = 1, u ∦ w): refused before
+    ('Jacobian rank < 4 at the start point'); rescaled by powers of two (HMK scalings keep φ,
+    an overall factor maps the fiber onto that of a multiple of φ), it has the rank-one fiber
+    of HMK: two components of dim 2 and degree 3, as the same point with V = (1, 1)."""
+    from numag.architecture import LayerWeights
+    arch = Architecture((2, 1), (1,))
+    tiny = [LayerWeights(_exact(((1, 2),)), _exact(((3, 4),)),
+                         _exact(((Fraction(1, 10 ** 30), Fraction(1, 10 ** 30)),)))]
+    r = fiber(arch, tiny, seed=1, blackbox=False)
+    assert sorted((c.dim, c.degree) for c in r.components) == [(2, 3), (2, 3)]
+    assert r.complete is True and any(e.startswith("W0 rescaled") for e in r.evidence)

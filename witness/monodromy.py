@@ -138,6 +138,17 @@ class MonodromyResult:
                 "start_check": self.start_check, "witness_set": self.witness_set.to_json()}
 
 
+def _scale_hint(x: np.ndarray) -> str:
+    """', or a badly scaled point ...' when x's nonzero coordinates span more than 1e8 (a
+    relative rank threshold then reads the small ones' columns as zero)."""
+    a = np.abs(np.asarray(x))
+    a = a[a > 0]
+    if len(a) < 2 or a.max() <= 1e8 * a.min():
+        return ""
+    return (f", or a badly scaled point (its nonzero coordinates span {a.min():.1e} .. "
+            f"{a.max():.1e}: a relative rank threshold may read the small ones as zero)")
+
+
 def check_start_point(F: PolynomialSystem, dim: int, x: np.ndarray,
                       options: Options | None = None) -> dict:
     """Residual and Jacobian rank at x; ValueError unless x is a regular point of a dim-dim
@@ -158,7 +169,7 @@ def check_start_point(F: PolynomialSystem, dim: int, x: np.ndarray,
         raise ValueError(f"Jacobian rank < {r} at the start point (rank {dec.rank}, sigma_{r}/sigma_1 = "
                          f"{rel[r - 1] if r - 1 < len(rel) else 0:.1e} <= "
                          f"{opt.rank.zero_below:.0e}): singular point or a component of "
-                         f"dimension > {dim}")
+                         f"dimension > {dim}{_scale_hint(x)}")
     if dec.rank > r:
         raise ValueError(f"Jacobian rank > {r} at the start point (rank {dec.rank}, sigma_{r + 1}/"
                          f"sigma_1 = {rel[r]:.1e} > {opt.rank.zero_below:.0e}): the point lies "
