@@ -82,6 +82,9 @@ def architecture_from_json(obj: dict, where: str = "weights") -> Architecture:
                         obj.get("kind", "lightning"))
 
 
+WEIGHTS_KEYS = {"widths", "ranks", "tokens", "kind", "layers"}
+
+
 def weights_from_json(obj: dict, where: str = "weights") -> tuple[Architecture, list[LayerWeights]]:
     """Parse a weights object (format in the module docstring).
 
@@ -96,14 +99,19 @@ def weights_from_json(obj: dict, where: str = "weights") -> tuple[Architecture, 
         match the widths and ranks (named by layer and letter).
     """
     arch = architecture_from_json(obj, where)
+    unknown = sorted(set(obj) - WEIGHTS_KEYS)
+    if unknown:              # a misspelt key ("token", "layer") would be silently ignored
+        raise ValueError(f"{where}: unknown key(s) {unknown}; a weights file has "
+                         f"{sorted(WEIGHTS_KEYS)}")
     layers = obj.get("layers")
     if not isinstance(layers, list) or len(layers) != arch.depth:
         raise ValueError(f"{where}: 'layers' must list {arch.depth} layer(s) for widths "
                          f"{list(arch.widths)}, got {len(layers) if isinstance(layers, list) else layers!r}")
     out = []
     for i, (layer, shapes) in enumerate(zip(layers, arch.layer_shapes()), start=1):
-        if not isinstance(layer, dict) or set("QKV") - set(layer):
-            raise ValueError(f"{where}: layer {i} must have keys Q, K, V")
+        if not isinstance(layer, dict) or set(layer) != set("QKV"):
+            raise ValueError(f"{where}: layer {i} must have exactly the keys Q, K, V"
+                             + (f" (got {sorted(layer)})" if isinstance(layer, dict) else ""))
         out.append(LayerWeights(*(parse_matrix(layer[n], f"layer {i} {n}", s)
                                   for n, s in zip("QKV", shapes))))
     return arch, out

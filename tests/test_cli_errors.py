@@ -237,3 +237,15 @@ def test_timeout_inf_means_no_budget():
         assert cli_type(cls, "timeout")("inf") is None
         assert cli_type(cls, "timeout")("2.5") == 2.5
     assert FiberOptions(widths=(3, 2), ranks=(1,), timeout=math.inf).timeout is None
+
+
+def test_weights_file_with_an_unknown_key_is_refused(tmp_path):
+    """A misspelt key ('token' for 'tokens', an extra 'note') was silently ignored."""
+    from numag.io import weights_from_json
+    base = {"widths": [2, 1], "ranks": [1],
+            "layers": [{"Q": [[1, 2]], "K": [[3, 4]], "V": [[1, 1]]}]}
+    weights_from_json(base)
+    with pytest.raises(ValueError, match="unknown key"):
+        weights_from_json({**base, "token": 1})
+    with pytest.raises(ValueError, match="exactly the keys Q, K, V"):
+        weights_from_json({**base, "layers": [{**base["layers"][0], "W": [[1]]}]})

@@ -316,3 +316,10 @@ def test_points_are_judged_after_refinement_on_the_exact_system():
     assert J.accepted.tolist() == [True, True, False]
     assert J.refinement[:2].tolist() == ["converged", "not needed"]
     assert abs(J.points[0, 0] - 2 ** 0.5) < 1e-15
+
+
+def test_non_ascii_digits_are_a_syntax_error():
+    """'١٢' (Arabic-Indic digits) was read as 12 (Python's \\d is Unicode)."""
+    from witness.system import PolynomialSyntaxError
+    with pytest.raises(PolynomialSyntaxError, match="unexpected character"):
+        PolynomialSystem.from_strings(["x - \u0661\u0662"])

@@ -78,7 +78,8 @@ class PolynomialSyntaxError(ValueError):
 
 # ----------------------------------------------------------------------------- parsing
 _TOKEN = re.compile(r"\s*(?:(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?j?)|"
-                    r"(?P<name>[A-Za-z_][A-Za-z_0-9]*)|(?P<op>\*\*|[-+*/^()]))")
+                    r"(?P<name>[A-Za-z_][A-Za-z_0-9]*)|(?P<op>\*\*|[-+*/^()]))",
+                    re.ASCII)     # \d is ASCII only: '١٢' (Arabic-Indic) was read as 12
 
 
 def _tokenize(text: str, index: int) -> list[tuple[str, str, int]]:
