@@ -97,29 +97,9 @@ def mp_system(F: PolynomialSystem) -> list[MPPoly]:
 def mp_step(P: list[MPPoly], N: int, B: np.ndarray, h: np.ndarray) -> list[MPPoly]:
     """One LVZ step in mpmath: [P; J_P B lambda; h lambda - 1] in N + k variables (as
     ``witness.deflation._step_system``, with products formed at the working precision)."""
-    k = B.shape[1]
-    Bm = [[mpmath.mpc(complex(B[j, l]).real, complex(B[j, l]).imag) for l in range(k)]
-          for j in range(N)]
-    pad = (0,) * k
-    unit = [tuple(int(i == l) for i in range(k)) for l in range(k)]
-    out = [{e + pad: c for e, c in p.items()} for p in P]
-    for p in P:
-        q: MPPoly = {}
-        for e, c in p.items():
-            for j in range(N):
-                if not e[j]:
-                    continue
-                d = e[:j] + (e[j] - 1,) + e[j + 1:]
-                cj = c * e[j]
-                for l in range(k):
-                    key = d + unit[l]
-                    q[key] = q.get(key, 0) + cj * Bm[j][l]
-        out.append(q)
-    lin = {(0,) * N + unit[l]: mpmath.mpc(complex(h[l]).real, complex(h[l]).imag)
-           for l in range(k)}
-    lin[(0,) * (N + k)] = mpmath.mpc(-1)
-    out.append(lin)
-    return out
+    from .deflation import lvz_step_polynomials
+    return lvz_step_polynomials(P, N, B, h, lambda c: c,
+                                lambda z: mpmath.mpc(complex(z).real, complex(z).imag))
 
 
 def _eval(P: list[MPPoly], y: list, A, b):

@@ -128,16 +128,26 @@ def _names(G: PolynomialSystem, k: int, step: int) -> list[str]:
 def _step_system(G: PolynomialSystem, st: DeflationStep, index: int) -> PolynomialSystem:
     """[G; J_G B lambda; h lambda - 1] in the variables of G followed by lambda (named
     lam<index>_<j>)."""
-    N, k = G.n_vars, st.B.shape[1]
-    names = list(G.variables) + _names(G, k, index)
+    names = list(G.variables) + _names(G, st.B.shape[1], index)
+    return PolynomialSystem.from_dicts(
+        names, lvz_step_polynomials(G.polynomials, G.n_vars, st.B, st.h, complex, complex))
+
+
+def lvz_step_polynomials(polys, N: int, B: np.ndarray, h: np.ndarray, coef, num) -> list[dict]:
+    """The dictionaries of one LVZ step [P; J_P B lambda; h lambda - 1] in N + k variables
+    (k = B.shape[1]), from P's dictionaries ``polys`` in N variables. ``coef`` converts P's
+    coefficients where they are multiplied (complex here; the identity for mpmath ones), ``num``
+    the entries of B and h (complex; mpmath.mpc in ``witness.cluster.mp_step``, so that the
+    products are formed at the working precision)."""
+    k = B.shape[1]
+    Bc = [[num(B[j, l]) for l in range(k)] for j in range(N)]
     pad = (0,) * k
     unit = [tuple(int(i == l) for i in range(k)) for l in range(k)]
-    B = st.B.tolist()
-    polys = [{e + pad: c for e, c in p.items()} for p in G.polynomials]
-    for p in G.polynomials:
+    out = [{e + pad: c for e, c in p.items()} for p in polys]
+    for p in polys:
         q: dict = {}
         for e, c in p.items():
-            c = complex(c)
+            c = coef(c)
             for j in range(N):
                 if not e[j]:
                     continue
@@ -145,12 +155,12 @@ def _step_system(G: PolynomialSystem, st: DeflationStep, index: int) -> Polynomi
                 cj = c * e[j]
                 for l in range(k):
                     key = d + unit[l]
-                    q[key] = q.get(key, 0) + cj * B[j][l]
-        polys.append(q)
-    lin = {(0,) * N + tuple(int(i == l) for i in range(k)): complex(st.h[l]) for l in range(k)}
+                    q[key] = q.get(key, 0) + cj * Bc[j][l]
+        out.append(q)
+    lin = {(0,) * N + unit[l]: num(h[l]) for l in range(k)}
     lin[(0,) * (N + k)] = -1
-    polys.append(lin)
-    return PolynomialSystem.from_dicts(names, polys)
+    out.append(lin)
+    return out
 
 
 def _jac_sliced(G: PolynomialSystem, y: np.ndarray, A: np.ndarray,

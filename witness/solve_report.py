@@ -376,17 +376,23 @@ def phc_check(F: PolynomialSystem, sols: tuple[Solution, ...], errs: list[float]
         return PhcCheck(False, precision, None, error=error or "not run")
     J = _judged_scaled(F, judge(F, r.points), paths)
     P, pm = J.points[J.accepted], r.multiplicities[J.accepted]
-    pe = np.where(np.isfinite(r.err), np.abs(r.err), np.inf)[J.accepted]
+    # a point Newton refined to convergence is known to the error floor, not to PHCpack's err
+    pe = np.where(J.refinement == "converged", 0.0,
+                  np.where(np.isfinite(r.err), np.abs(r.err), np.inf))[J.accepted]
     ours = np.array([s.point for s in sols]).reshape(-1, F.n_vars)
-    C = distinct.compare_points(ours, np.array(errs, float), P, pe) if len(ours) and len(P) \
-        else np.zeros((len(ours), len(P)), np.int8)
+    # compared where our paths were tracked (y = 2^-d x): our error estimates are y's, and
+    # roots +-1e-6 are 2e-6 apart in x's mixed absolute/relative distance, 2 apart in y's
+    w = 1.0 if paths.scaling is None else \
+        np.exp2(-np.array(paths.scaling.variable_exponents, float))
+    C = distinct.compare_points(ours * w, np.array(errs, float), P * w, pe) \
+        if len(ours) and len(P) else np.zeros((len(ours), len(P)), np.int8)
     via = _deflated_onto_ours(F, sols, errs, P, pe, C, paths.seed)
     diffs: list[dict] = []
     for i, s in enumerate(sols):
         same = np.flatnonzero(C[i] == distinct.SAME)
         direct = np.array([j for j in same if j not in via], int)
-        if len(direct) > 1 and np.any(distinct.compare_points(P[direct], pe[direct], P[direct],
-                                                              pe[direct]) != distinct.SAME):
+        if len(direct) > 1 and np.any(distinct.compare_points(
+                (P * w)[direct], pe[direct], (P * w)[direct], pe[direct]) != distinct.SAME):
             # PHCpack points within one point of ours that are not the same point as each other:
             # ours may be the centre of a cluster of simple roots, not one multiple root
             # (x^2 - 1e-12, roots +-1e-6, was reported as a double root at 0 and "agrees")
@@ -458,18 +464,22 @@ def _deflated_onto_ours(F, sols, errs, P, pe, C, seed) -> set[int]:
 
 
 def _judged_scaled(F: PolynomialSystem, J: Judged, paths: PathSolve) -> Judged:
-    """When our solve was scaled (``witness.scaling``), a PHCpack point must also pass the
-    residual check on the scaled system: F's mixed absolute/relative backward error counts
-    coordinates below 1 as 1, so near 0 it is absolute, and for x^20 - 1e-40 (roots of modulus
-    0.01) PHCpack's points of modulus 0.2 (x^20 ~ 1e-14) passed it, were 'singular points our
-    run did not reach', and made the solve incomplete."""
+    """When our solve was scaled (``witness.scaling``), PHCpack's points are refined and judged
+    on the scaled system as well, and must pass the residual check on both: F's mixed
+    absolute/relative backward error counts coordinates below 1 as 1, so near 0 it is absolute.
+    For x^20 - 1e-40 (roots of modulus 0.01) PHCpack's points of modulus 0.2 (x^20 ~ 1e-14)
+    passed it, were 'singular points our run did not reach', and made the solve incomplete; for
+    x^2 - 1e-12 PHCpack's points are 3e-9 off +-1e-6 with error estimates 1e-7, too coarse to
+    be told the same as ours until refined where the roots have size 1."""
     if paths.scaling is None or not J.accepted.any():
         return J
     G = paths.scaling.apply(F)
-    Y = J.points[J.accepted] / np.exp2(np.array(paths.scaling.variable_exponents, float))
-    ok = J.accepted.copy()
-    ok[J.accepted] = G.residual(Y) < RESIDUAL_TOL
-    return replace(J, accepted=ok)
+    s = np.exp2(np.array(paths.scaling.variable_exponents, float))
+    K = judge(G, J.points / s)
+    X = K.points * s
+    ok = K.accepted & np.all(np.isfinite(X), axis=1)
+    ok[ok] = F.residual(X[ok]) < RESIDUAL_TOL
+    return Judged(X, K.residuals, K.refinement, ok)
 
 
 def _diff(kind: str, x: np.ndarray, verdict: str, regular: bool) -> dict:
