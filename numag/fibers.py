@@ -3,7 +3,9 @@
 The fiber through W0 is encoded exactly (numag.encode); its local dimension at W0 is the
 nullity of the system's Jacobian at W0 computed exactly over Q. Its irreducible components are
 computed by monodromy from predicted points (witness.monodromy), each certified by the linear
-trace test, and then the decomposition is checked for completeness (numag.fiber_complete):
+trace test; a predicted point that is an earlier one's image under a permutation of the
+unknowns fixing the fiber equations exactly (checked) gets that component's image, certified
+by its own trace test (witness.symmetry; ``FoundBy.SYMMETRY``); and then the decomposition is checked for completeness (numag.fiber_complete):
 witness supersets of the whole fiber system at every dimension, computed without any known
 point, every point placed on a reported component (or junk) by membership tests; a regular
 point on none starts monodromy for a component nobody predicted. ``complete`` is True only when
@@ -58,6 +60,7 @@ from witness.certify_witness import certify_witness_points
 from witness.jsonio import points_to_json
 from witness.options import resolve
 from witness.rank import numerical_rank
+from witness.symmetry import image_trace_test, image_witness_set, invariant_under
 from witness.dualspace import row_scales, scaled_rank
 
 from .architecture import Architecture, LayerWeights
@@ -109,6 +112,8 @@ class FoundBy(enum.StrEnum):
     MONODROMY = "monodromy"                    # from an expected component's start point
     BLACKBOX = "blackbox"                      # only by the blackbox decomposition
     SUPERSET = "witness superset"              # only through a point of a witness superset
+    SYMMETRY = "symmetry"                      # image of a certified component (its start
+                                               # point is the image of that one's)
 
 
 @dataclass(frozen=True)
@@ -123,6 +128,9 @@ class ExpectedComponent:
     source: str
     point: np.ndarray = field(repr=False)
     expectation: Expectation = Expectation.SEPARATE
+    # (label of an earlier expected component, perm): point = that component's point[perm],
+    # by a permutation of the unknowns that is a symmetry of φ (e.g. row 1 of Q_i <-> K_i)
+    image: tuple[str, tuple[int, ...]] | None = field(default=None, repr=False, compare=False)
 
     def to_json(self) -> dict:
         return {"label": self.label, "dim": self.dim, "source": self.source,
@@ -490,12 +498,26 @@ def _deep_components(arch, layers, w0, rng) -> list[ExpectedComponent]:
             for _, i, move in sub:
                 new[i - 1] = move(new[i - 1])
             label = "orbit of W0 with " + " and ".join(name for name, _, _ in sub)
+            point = exact_point(arch, new)
+            image = None
             if any(i in branch_swap_layers(arch) for _, i, _ in sub):
                 src_m = src + "; HMK's rank-one swap (a = d' = 1) of a layer [derived]"
             else:
                 src_m = src
-            out.append(ExpectedComponent(label, dim, src_m, exact_point(arch, new)))
+                perm = _row_swap_permutation(arch, [i for _, i, _ in sub])
+                if np.array_equal(w0[list(perm)], point):
+                    image = (out[0].label, perm)
+            out.append(ExpectedComponent(label, dim, src_m, point, image=image))
     return out
+
+
+def _row_swap_permutation(arch: Architecture, layers: Sequence[int]) -> tuple[int, ...]:
+    """The permutation of the packed unknowns (``Architecture.pack``) that exchanges row 1 of
+    Q_i and K_i for each layer i in ``layers``: swapped point = point[perm]."""
+    index = arch.unpack(np.arange(arch.n_params, dtype=object))
+    for i in layers:
+        index[i - 1] = _row_swapped(index[i - 1])
+    return tuple(int(v) for v in arch.pack(index))
 
 
 def _rank_drop_probes(arch, layer, rng) -> list[ExpectedComponent]:
@@ -828,6 +850,51 @@ class _Runner:
         return out, line
 
 
+    def image(self, e: ExpectedComponent, comps, k: int
+              ) -> tuple[list[FiberComponent] | None, str | None]:
+        """(The component of e as the image of a certified component under e's permutation
+        (``witness.symmetry``), evidence line), or (None, why or None) and monodromy runs from
+        e's point: needs e.image, the source
+        component found and certified with dimension k, the exact fiber equations invariant
+        under the permutation, and the trace test of the moved points passing."""
+        if e.image is None or self.fs.encoding is Encoding.PROGRAM:
+            return None, None
+        name, perm = e.image
+        src = next((c for c in comps if c.label == name and c.certified and c.dim == k
+                    and c.witness_set is not None), None)
+        if src is None:
+            return None, None
+        if not invariant_under(self.fs.system, perm):
+            return None, (f"'{e.label}': the permutation taking the start point of '{name}' "
+                          f"to its start point is NOT a symmetry of the fiber equations; "
+                          f"monodromy runs from its point")
+        W = image_witness_set(src.witness_set, perm)
+        before = self.paths
+
+        def count(tr) -> None:
+            self.paths += tr.n_paths
+            self.failed += int((~tr.ok).sum())
+        t = image_trace_test(W, np.random.default_rng(int(self.rng.integers(2 ** 31))),
+                             on_result=count)
+        moved = sum(1 for i, j in enumerate(perm) if i != j)
+        line = (f"'{e.label}': witness set of '{name}' moved by the permutation of {moved} "
+                f"unknowns that takes its start point to this one (F(x[perm]) = F(x) checked "
+                f"exactly on the {self.fs.system.n_equations} fiber equations; "
+                f"witness.symmetry), trace test on {self.paths - before} paths: "
+                f"{t.verdict} (residual {t.residual:.1e})")
+        if t.verdict is not True or not regular_witness_point(
+                self.fs.system, W, tracked=None if W.system is self.fs.system else W.system):
+            return None, line + "; not used: monodromy runs from its point"
+        cert = None if self.certify_seed is None else _certify_component(
+            self.fs, W, int(np.random.default_rng([self.certify_seed, self.n_components])
+                            .integers(2 ** 31)))
+        self.n_components += 1
+        trace = t.to_json() | {"one_orbit": src.trace_test.get("one_orbit")}
+        return [FiberComponent(e.label, W.dim, W.degree, trace, W.points,
+                               f"image of '{name}' (no loops)", FoundBy.SYMMETRY,
+                               witness_set=W, certification=cert)], line
+
+
 REACHED = "reached from "   # label prefix of a set split off another start point's monodromy
 RANK_ACCURACY = 1e-12      # error assumed for a Newton-refined monodromy witness point
 
@@ -975,7 +1042,10 @@ def _monodromy_all(run: _Runner, expected):
                             "(a vanishing Jacobian: e.g. a zero layer followed by a layer "
                             "that is cubic at 0; the fiber is non-reduced there)")
             continue
-        got, line = run(e.label, e.point, k)
+        got, line = run.image(e, comps, k)
+        if got is None:
+            evidence += [line] if line else []
+            got, line = run(e.label, e.point, k)
         comps += got
         evidence.append(line if how is None or "NOT" not in how else f"{line} ({how})")
     return comps, evidence, skipped
@@ -1010,7 +1080,7 @@ def _certification_verdict(comps, verdict: str, checks: list[str]) -> tuple[str,
     """The verdict with what certification proved (module docstring of
     witness.certify_witness: regular isolated zeros of [R F; slice]; completeness stays the
     trace test's, numerical)."""
-    mono = [c for c in comps if c.found_by is FoundBy.MONODROMY]
+    mono = [c for c in comps if c.found_by in (FoundBy.MONODROMY, FoundBy.SYMMETRY)]
     checks = checks + [f"'{c.label}' (dim {c.dim}): {c.certification['summary']}"
                        for c in mono if c.certification is not None]
     bad = [f"'{c.label}' ({c.certification['certified']} of {c.degree} certified, "

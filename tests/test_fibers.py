@@ -497,6 +497,15 @@ def test_deep_prediction_has_a_component_per_O_J_coset():
         assert sum(Fraction(c) * np.prod([x[i] ** k for i, k in enumerate(e)]) for e, c in
                    p.items()) == 0
     assert any(x[i] != exp[0].point[i] for i in range(len(x)))
+    # the swap is a permutation of the unknowns fixing the fiber equations exactly, so the
+    # swap's component can be the image of W0's (witness.symmetry); row 1 of Q_1 <-> K_1 (layer
+    # 1 is not symmetric: t = 2 tokens, no earlier rank-one layer) is not a symmetry
+    from numag.fibers import _row_swap_permutation
+    from witness.symmetry import invariant_under
+    name, perm = exp[1].image
+    assert name == exp[0].label and list(x) == [exp[0].point[p] for p in perm]
+    assert invariant_under(F, perm)
+    assert not invariant_under(F, _row_swap_permutation(arch, [1]))
 
 
 @pytest.mark.parametrize("widths", [(2, 1, 1), (2, 1, 2)])
@@ -518,6 +527,7 @@ def test_deep_prediction_swaps_a_layer_with_a_equal_d_out_equal_1(widths):
         assert sum(Fraction(c) * np.prod([x[i] ** k for i, k in enumerate(e)]) for e, c in
                    p.items()) == 0
     assert any(x[i] != exp[0].point[i] for i in range(len(x)))
+    assert exp[1].image is None       # not a permutation of W0's unknowns: monodromy finds it
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -59,7 +59,9 @@ def render(r: FiberDecomposition) -> str:
         t = c.trace_test
         rows.append(("component", f"dim {c.dim}, {_degree(c.degree, t['verdict'])}, trace test "
                      f"{TRACE_WORDS[t['verdict']]} (residual {t['residual']:.1e}"
-                     f", tolerance {t['tolerance']:.0e})  [{c.label}]"))
+                     f", tolerance {t['tolerance']:.0e})  [{c.label}]"
+                     + (f" ({c.stop_reason} under an exact symmetry)"
+                        if c.found_by == "symmetry" else "")))
         if c.certification is not None:
             rows.append(("  witness points", c.certification["summary"]
                          + (f", largest box radius {c.certification['max_radius']:.1e}"
@@ -70,7 +72,7 @@ def render(r: FiberDecomposition) -> str:
               + (": " + _unprefixed(r.completeness["reason"], "not checked: ")
                  if r.completeness else "")),
              ("verdict", r.verdict),
-             ("paths tracked", f"{r.paths_tracked} ({r.failed_paths} failed) by monodromy"
+             ("paths tracked", f"{r.paths_tracked} ({r.failed_paths} failed) by monodromy and trace tests"
               + _superset_paths(r.completeness)),
              ("seed", r.seed), ("time", f"{r.seconds:.2f} s")]
     if r.blackbox:
