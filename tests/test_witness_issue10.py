@@ -242,7 +242,7 @@ def test_certified_only_when_degrees_times_multiplicities_add_up(seed):
     assert acc["placed"]["component"] == 2 * 2 == acc["counts"]["singular"]
     assert not replace(D, components=()).certified
     c = D.components[0]
-    assert not replace(D, components=(replace(c, multiplicity=1),)).certified
+    assert not replace(D, components=(replace(c, path_multiplicity=1),)).certified
     assert not replace(D, unexplained=({"dim": 1, "reason": "planted"},)).certified
     assert not replace(D, accounting=()).certified
 

@@ -273,6 +273,9 @@ def _decompose_text(out: dict) -> str:
              f"not finished: {[r['source'] for r in out['runs'] if not r.get('finished')] or 'none'}"]
     for c in out["components"]:
         mult = f", multiplicity {c['multiplicity']}" if c["multiplicity"] != 1 else ""
+        if c.get("path_multiplicity", c["multiplicity"]) != c["multiplicity"]:
+            mult += (f" ({c['path_multiplicity']} paths per witness point of the randomized "
+                     f"system)")
         lines.append(f"  dim {c['dim']}, degree {c['degree']}{mult}, trace residual "
                      f"{c['trace']['residual']:.1e}")
     for ck in out["checks"]:

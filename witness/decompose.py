@@ -21,17 +21,19 @@
    at one of its witness points (``witness.deflation``: F plus J_F(x) B lambda = 0,
    h lambda = 1, Leykin–Verschelde–Zhao), where the point becomes regular; monodromy and the
    trace test run on the deflated system (x-slices; the trace in the x coordinates) and the
-   points are projected back. Its multiplicity is the number of paths ending at each of its
-   witness points (all equal, checked), cross-checked by the dimension of the local dual space
-   of [F; slice] at a witness point (``witness.dualspace``; may be smaller than the number of
-   paths when F was randomized, and is then reported beside it). The deflation counts only
+   points are projected back. Its path multiplicity is the number of paths ending at each of
+   its witness points (all equal, checked); its multiplicity is that of a witness point as a
+   solution of [F; slice]: the path multiplicity when F is square at that dimension, and the
+   dimension of the local dual space of [F; slice] (``witness.dualspace``) when F was
+   randomized, where the paths count the random combinations' multiplicity, which can be
+   larger (x^2, x*y, y^2: 4 paths, multiplicity 3; ``Component.multiplicity``). The deflation counts only
    when the deflated system, rebuilt at 60 digits, has a regular solution at the point
    (``witness.cluster``, as in ``solve``); when it has none the point is the centre of a
    cluster of close simple points of [F; slice], which are found by Newton at 60 digits and
    placed like regular points (isolated points for d = 0), or the point is unexplained.
 4. **Accounting** per dimension: every path ended (no failed path), every point placed, each
-   component's witness points reached by exactly ``multiplicity`` paths (so the degrees x
-   multiplicities add up to the paths that end on d-dimensional components).
+   component's witness points reached by exactly ``path_multiplicity`` paths (so the degrees x
+   path multiplicities add up to the paths that end on d-dimensional components).
 5. **PHCpack's cascade** (``runs`` runs, seeds recorded; in worker processes, in parallel with
    our tracker) is an independent check: each of its witness points, after refinement, must be
    off V(F), or a member of a reported component of its dimension or of a higher one. A point it
@@ -99,7 +101,7 @@ class Component:
     dim: int
     witness_set: WitnessSet
     trace: TraceTestResult
-    multiplicity: int = 1
+    path_multiplicity: int = 1
     found_by: tuple[str, ...] = ()
     grouping: str = ""
     lifted: WitnessSet | None = field(default=None, repr=False)
@@ -117,8 +119,28 @@ class Component:
         return self.witness_set.points
 
     @property
+    def randomized(self) -> bool:
+        """F has more equations than the codimension: the superset tracked n - dim random
+        combinations of them."""
+        F = self.witness_set.system
+        return F.n_equations > F.n_vars - self.dim
+
+    @property
+    def multiplicity(self) -> int:
+        """The multiplicity of the component: that of its witness points as solutions of
+        [F; slice]. Without randomization it is the number of superset paths ending at each
+        witness point (``path_multiplicity``); with it, the paths count the multiplicity for
+        the random combinations, which can be larger (x^2, x*y, y^2: 4 paths end at the
+        origin, whose multiplicity is 3 = dim C[x, y]/(x, y)^2), so the local dual space of
+        [F; slice] at a witness point decides (``dual_space``; the path count when it was not
+        decided)."""
+        if self.randomized and self.dual_space is not None:
+            return self.dual_space
+        return self.path_multiplicity
+
+    @property
     def reduced(self) -> bool:
-        return self.multiplicity == 1
+        return self.path_multiplicity == 1
 
     def __repr__(self) -> str:
         mult = f", multiplicity={self.multiplicity}" if self.multiplicity != 1 else ""
@@ -128,6 +150,7 @@ class Component:
 
     def to_json(self) -> dict:
         return {"dim": self.dim, "degree": self.degree, "multiplicity": self.multiplicity,
+                "path_multiplicity": self.path_multiplicity,
                 "points": points_to_json(self.points), "trace": self.trace.to_json(),
                 "found_by": list(self.found_by), "grouping": self.grouping,
                 "paths_per_point": list(self.paths), "dual_space_multiplicity":
@@ -175,7 +198,9 @@ class NumericalIrreducibleDecomposition:
     @property
     def certified(self) -> bool:
         """Every component passes its trace test and is confirmed one monodromy orbit
-        (``Component.one_orbit``), nothing is unresolved or unexplained, and at
+        (``Component.one_orbit``), the multiplicity of every non-reduced component of a
+        randomized system was decided by its dual space, nothing is unresolved or unexplained,
+        and at
         every dimension the paths add up: recomputed here from the reported components (the
         paths ending on components = sum of degree x multiplicity of the components found by
         our tracker at that dimension; every finite endpoint placed on a component, as junk or
@@ -185,6 +210,9 @@ class NumericalIrreducibleDecomposition:
                 and (bool(self.components) or empty_proved)
                 and all(c.trace.verdict is True for c in self.components)
                 and all(c.one_orbit is True for c in self.components)
+                # a randomized non-reduced component's multiplicity is the dual space's
+                and all(c.dual_space is not None for c in self.components
+                        if c.randomized and c.path_multiplicity > 1)
                 and bool(self.accounting) and all(a["adds_up"] for a in self.accounting)
                 and all(self._adds_up(a) for a in self.accounting))
 
@@ -194,7 +222,7 @@ class NumericalIrreducibleDecomposition:
         if "placed" not in a:                      # a dimension without a superset of ours
             return False
         d, placed, c = a["dim"], a["placed"], a["counts"]
-        deg_mult = sum(cc.degree * cc.multiplicity for cc in self.components
+        deg_mult = sum(cc.degree * cc.path_multiplicity for cc in self.components
                        if cc.dim == d and TRACKER in cc.found_by)
         return (set(placed) <= {"component", "junk", "off F"}
                 and sum(c.values()) == a["paths"]
@@ -604,8 +632,9 @@ class _Builder:
         for p in pts:
             by[p.where or "unplaced"] = by.get(p.where or "unplaced", 0) + p.k
         comps = self.accepted.get(d, [])
-        expected = sum(cc.degree * cc.multiplicity for cc in comps if TRACKER in cc.found_by)
-        exact = all(k == cc.multiplicity for cc in comps if TRACKER in cc.found_by
+        expected = sum(cc.degree * cc.path_multiplicity for cc in comps
+                       if TRACKER in cc.found_by)
+        exact = all(k == cc.path_multiplicity for cc in comps if TRACKER in cc.found_by
                     for k in cc.paths)
         ok = (c[PathStatus.FAILED] == 0 and sol.adds_up and not sol.undecided_pairs and exact
               and by.get("component", 0) == expected

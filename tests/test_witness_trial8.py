@@ -1,0 +1,70 @@
+"""Wrong answers a new-user trial found (2026-12-01), each now right or honestly undecided.
+
+* Multiplicity of a component of an overdetermined system: the superset tracks n - dim random
+  combinations of F, whose paths count the combinations' multiplicity. x^2, x*y, y^2: the
+  origin is the only zero; its multiplicity is dim C[x, y]/(x, y)^2 = 3 (monomials 1, x, y),
+  while two random quadratic forms meet there with multiplicity 2 * 2 = 4 (Bezout, no other
+  common zero). x^3, x^2 y, x y^2, y^3 = (x, y)^3: dim C[x, y]/(x, y)^3 = 1 + 2 + 3 = 6, paths
+  3 * 3 = 9. The z-axis of (x, y)^2 in C^3: multiplicity 3 on a generic plane.
+* (x - 1)(x - 2)...(x - 14) (Wilkinson): 14 simple real roots 1..14 (a polynomial of degree
+  14 with 14 distinct roots); double precision called roots 5..13 singular (ill-conditioned)
+  and then 'on a positive-dimensional set', complete: True with 4 roots.
+* (x - 1)^2 (x - 1 - 1/10^6): a double root at 1 and a simple root at 1 + 10^-6 (three paths);
+  the endpoints of paths into this cluster were called 'not isolated', complete: True with
+  no solution.
+"""
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from witness import PolynomialSystem, decompose
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("eqs, variables, dim, mult, paths", [
+    (["x^2", "x*y", "y^2"], None, 0, 3, 4),
+    (["x^3", "x^2*y", "x*y^2", "y^3"], None, 0, 6, 9),
+    (["x^2", "x*y", "y^2"], ["x", "y", "z"], 1, 3, 4),
+])
+def test_multiplicity_of_a_randomized_system_is_the_dual_space(seed, eqs, variables, dim, mult,
+                                                                paths):
+    F = PolynomialSystem.from_strings(eqs, variables=variables)
+    D = decompose(F, seed=seed, runs=0)
+    assert [(c.dim, c.degree, c.multiplicity, c.path_multiplicity) for c in D.components] == \
+        [(dim, 1, mult, paths)]
+    assert D.certified
+
+
+def _solve(tmp_path, text: str, seed: int) -> dict:
+    f = tmp_path / "system.txt"
+    f.write_text(text)
+    out = subprocess.run([sys.executable, "-m", "witness", "solve", str(f), "--json", "--seed",
+                          str(seed)], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def _real_roots(j: dict) -> list[float]:
+    return sorted(complex(*s["point"][0]).real for s in j["solutions"])
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_wilkinson_14_has_14_simple_roots(tmp_path, seed):
+    j = _solve(tmp_path, "*".join(f"(x-{k})" for k in range(1, 15)) + "\n", seed)
+    assert not j["positive_dimensional"]
+    assert j["complete"] is True            # measured on seeds 1 and 2
+    assert [s["multiplicity"] for s in j["solutions"]] == [1] * 14
+    assert np.allclose(_real_roots(j), range(1, 15), rtol=0, atol=1e-8)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_cluster_next_to_a_double_root_is_never_complete_and_wrong(tmp_path, seed):
+    j = _solve(tmp_path, "(x-1)^2*(x-1-1/1000000)\n", seed)
+    assert not j["positive_dimensional"]
+    if j["complete"]:
+        pts = sorted((complex(*s["point"][0]).real, s["multiplicity"]) for s in j["solutions"])
+        assert len(pts) == 2 and pts[0][1] == 2 and pts[1][1] == 1
+        assert abs(pts[0][0] - 1) < 1e-9 and abs(pts[1][0] - 1 - 1e-6) < 1e-12
