@@ -68,3 +68,14 @@ def test_cluster_next_to_a_double_root_is_never_complete_and_wrong(tmp_path, see
         pts = sorted((complex(*s["point"][0]).real, s["multiplicity"]) for s in j["solutions"])
         assert len(pts) == 2 and pts[0][1] == 2 and pts[1][1] == 1
         assert abs(pts[0][0] - 1) < 1e-9 and abs(pts[1][0] - 1 - 1e-6) < 1e-12
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_regular_solution_is_where_newton_converges(tmp_path, seed):
+    """(x - 1)^2 (x - 1 - 1/1000): roots 1 (double) and 1.001 (simple); a path ended at
+    1.0005 (f = -1.25e-10 there, backward error 1.6e-11 below the tolerance) and was listed as
+    a regular solution. Every listed solution must be one of the two roots."""
+    j = _solve(tmp_path, "(x-1)^2*(x-1-1/1000)\n", seed)
+    for s in j["solutions"]:
+        x = complex(*s["point"][0])
+        assert min(abs(x - 1), abs(x - 1.001)) < 1e-6, x

@@ -20,7 +20,9 @@ precision as an independent check. One assembly function, ``solve_report``.
   moving it by more than ``MOVE_TOL`` * max(1, |x|_inf) (otherwise it is judged as given:
   Newton from a bad point can land on another, already listed, root); when Newton does not
   converge (singular roots converge only linearly) at the better of the two. Rejected points
-  are counted, not listed. The same judgement is applied to our points and to PHCpack's.
+  are counted, not listed; so is a point our tracker called regular where Newton did not
+  converge (no regular zero there). The same judgement is applied to our points and to
+  PHCpack's.
 * **The check.** Accepted PHCpack points and our isolated solutions are matched by the engine's
   one same-point rule (``witness.distinct``; error estimates: our endpoint's, PHCpack's
   ``err``). Every difference is listed, in text and JSON, with a verdict:
@@ -347,6 +349,12 @@ def solve_report(F: PolynomialSystem, paths: PathSolve, phc_result: SolveResult 
     t0 = time.perf_counter()
     iso = paths.isolated
     J = judge(F, np.array([g.point for g in iso]).reshape(-1, F.n_vars))
+    # a regular point is where Newton converges: one where it did not is no regular zero
+    # ((x-1)^2 (x-1-1/1000): a path ended at 1.0005, backward error 1.6e-11 < the tolerance,
+    # f(1.0005) = -1.25e-10, and was listed as a regular solution)
+    bad = np.array([g.status == PathStatus.REGULAR and h == "not converged"
+                    for g, h in zip(iso, J.refinement)], bool)
+    J = replace(J, accepted=J.accepted & ~bad) if bad.any() else J
     # absolute error estimates: the endpoint's, or 10^-REFINE_DIGITS where Newton converged
     errs_abs = [min(_finite_or_one(g.accuracy), 1.0 if h != "converged" else
                     10.0 ** -REFINE_DIGITS) * max(1.0, float(np.abs(x).max(initial=0.0)))
