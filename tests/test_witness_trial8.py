@@ -79,3 +79,12 @@ def test_a_regular_solution_is_where_newton_converges(tmp_path, seed):
     for s in j["solutions"]:
         x = complex(*s["point"][0])
         assert min(abs(x - 1), abs(x - 1.001)) < 1e-6, x
+
+
+def test_solve_with_seed_0_runs_the_phcpack_check(tmp_path):
+    """PHCpack takes seeds in [1, 2^31) (its deflation does nothing with 0); `solve --seed 0`
+    refused to run while `decompose --seed 0` ran. x^2 - 1: roots +-1."""
+    j = _solve(tmp_path, "x^2 - 1\n", 0)
+    assert j["complete"] is True and j["check"]["ran"] and j["check"]["agree"]
+    assert 1 <= j["check"]["seed"] < 2 ** 31
+    assert np.allclose(_real_roots(j), [-1, 1])

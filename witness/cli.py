@@ -38,6 +38,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 from . import image, phc
 from .certify import CertificationResult, certify
 from .decompose import decompose
@@ -93,6 +95,14 @@ def _as_strings(values: dict | None) -> dict | None:
     return None if values is None else {k: str(v) for k, v in values.items()}
 
 
+def _phc_seed(seed: int) -> int:
+    """PHCpack's seed for our ``seed``: itself when in PHCpack's range [1, 2^31) (seed 0 makes
+    its deflation do nothing), else one drawn from it (recorded in the check's JSON)."""
+    if 1 <= seed < 2 ** 31:
+        return seed
+    return int(np.random.default_rng(seed).integers(1, 2 ** 31 - 1))
+
+
 def run_solve(sf: SystemFile, values: dict | None, seed: int, precision: str,
               certify_solutions: bool = False) -> dict:
     """``solve``: our total-degree solve with every path accounted (``witness.solve.
@@ -104,7 +114,7 @@ def run_solve(sf: SystemFile, values: dict | None, seed: int, precision: str,
     paths = solve_paths(F, seed=seed)
     r, err = None, ""
     try:
-        r = phc.solve(F, precision=precision, seed=seed,
+        r = phc.solve(F, precision=precision, seed=_phc_seed(seed),
                       timeout=phc_check_deadline(time.perf_counter() - t0))
     except phc.PHCError as exc:
         err = f"{type(exc).__name__}: {exc}"
