@@ -43,10 +43,17 @@ def run(args: argparse.Namespace) -> int:
 TRACE_WORDS = {True: "passed", False: "NOT passed: incomplete", None: "UNDECIDED"}
 
 
+def _dimension_prefix(r: FiberDecomposition) -> str:
+    """'≤ ' when the Jacobian nullity at W0 exceeds every component found (W0 a singular point:
+    the nullity bounds the local dimension only from above; a zero first layer of widths 2,1,2
+    printed 'fiber dimension 10', its components have dimension 9 and 8)."""
+    return "≤ " if r.components and r.dimension > max(c.dim for c in r.components) else ""
+
+
 def render(r: FiberDecomposition) -> str:
     rows = [("architecture", str(r.architecture)), ("point type", r.point_type),
             ("point ranks", r.ranks),
-            ("fiber dimension", f"{r.dimension} (" + (
+            ("fiber dimension", _dimension_prefix(r) + f"{r.dimension} (" + (
                 "an upper bound: the Jacobian nullity at W0 is NOT proven, see evidence"
                 if any(e.startswith("W0: Jacobian nullity NOT") for e in r.evidence) else
                 "exact Jacobian nullity at W0")
