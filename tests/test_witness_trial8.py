@@ -88,3 +88,37 @@ def test_solve_with_seed_0_runs_the_phcpack_check(tmp_path):
     assert j["complete"] is True and j["check"]["ran"] and j["check"]["agree"]
     assert 1 <= j["check"]["seed"] < 2 ** 31
     assert np.allclose(_real_roots(j), [-1, 1])
+
+
+@pytest.mark.parametrize("eqs", [["x - 1", "x - 2"], ["x^2 + y^2 - 1", "x - y", "x + y - 1"],
+                                 ["x*y - 1", "x*y - 1 - 1/10^10"]])
+def test_empty_variety_is_proved_by_a_nullstellensatz_certificate(eqs):
+    """x - 1, x - 2: 1 = (x - 1) - (x - 2). x = y, 2x = 1 gives x^2 + y^2 - 1 = -1/2. x*y - 1 and
+    x*y - 1 - 10^-10 differ by a nonzero constant. 'not PROVEN empty' before."""
+    D = decompose(PolynomialSystem.from_strings(eqs), seed=1, runs=0)
+    assert D.certified and not D.components
+    assert "Nullstellensatz" in D.checks[0]["detail"]
+
+
+def test_no_certificate_for_a_consistent_system():
+    """Random exact systems through a known rational point p (each f_i = sum c_a (x - p)^a
+    without constant term in the shifted variables) have p in V(F): no certificate may exist."""
+    from witness.nullstellensatz import empty_certificate
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        n = int(rng.integers(1, 4))
+        p = [f"({int(rng.integers(-5, 6))}/{int(rng.integers(1, 4))})" for _ in range(n)]
+        names = [f"x{i}" for i in range(n)]
+        eqs = []
+        for _ in range(int(rng.integers(1, 4))):
+            terms = []
+            for _ in range(3):
+                e = rng.integers(0, 3, size=n)
+                if e.sum() == 0:
+                    e[0] = 1
+                mono = "*".join(f"({v} - {q})^{k}" for v, q, k in zip(names, p, e) if k)
+                terms.append(f"{int(rng.integers(-9, 10))}*{mono}")
+            eqs.append(" + ".join(terms))
+        F = PolynomialSystem.from_strings(eqs, variables=names)
+        if any(F.polynomials):
+            assert empty_certificate(F) is None, eqs

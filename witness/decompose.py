@@ -44,7 +44,8 @@
 ``certified`` is true only when every component passes its trace test, nothing is unresolved
 or unexplained (from our supersets and from every finished PHCpack run), and the accounting adds
 up at every dimension. A decomposition with no component is certified only when V(F) is empty
-for a constant reason (e.g. the equation 1 = 0): paths that all end at infinity do not prove
+for an exact reason (the equation 1 = 0, or a Nullstellensatz certificate 1 = Σ g_i f_i found
+by exact linear algebra, ``witness.nullstellensatz``): paths that all end at infinity do not prove
 it, since double precision cannot tell |x| > ~1e8 from infinity (`x - 1e9` in C^3 was certified
 empty; issue 10 item 3: zero components for a consistent system is never certified).
 """
@@ -59,6 +60,7 @@ import numpy as np
 
 from . import distinct, phc
 from .cluster import check_deflation, resolve_cluster
+from .nullstellensatz import empty_certificate
 from .deflation import (EPS, Deflation, deflate, gauss_newton, regular_on,
                         square_part_by_degree)
 from .dualspace import local_structure
@@ -799,6 +801,9 @@ def decompose(F: PolynomialSystem, *, seed: int | None = 0, precision: str = "d"
     if not 0 <= top < n:
         raise ValueError(f"topdim must be in 0..{n - 1}, got {topdim}")
     F0, empty_reason = _clean(F)
+    if F0 is not None:
+        empty_reason = empty_certificate(F0)
+        F0 = None if empty_reason else F0
     B = _Builder(F, seed, opt)
     if F0 is None:
         return _empty(F, B, empty_reason, seed, precision, t0)
@@ -881,7 +886,7 @@ def cascade_deadline(own_seconds: float) -> float:
 
 def _empty(F, B: _Builder, reason, seed, precision, t0) -> NumericalIrreducibleDecomposition:
     acc = ({"dim": None, "adds_up": True, "inconsistent": reason},)
-    checks = ({"name": "inconsistent", "passed": True, "detail": reason},)
+    checks = ({"name": "inconsistent", "passed": True, "detail": f"V(F) is empty: {reason}"},)
     return NumericalIrreducibleDecomposition(F, (), (), (), acc, (), checks, (), seed,
                                              precision, time.perf_counter() - t0)
 
@@ -925,7 +930,8 @@ def _checks(B: _Builder, comps, run_info) -> list[dict]:
          "detail": f"{len(B.unexplained)} witness superset points unexplained"},
         *([] if comps else [{"name": "components_found", "passed": False,
                             "detail": "no component found, and V(F) is not PROVEN empty "
-                                      "(only a constant equation such as 1 = 0 proves it here; "
+                                      "(a constant equation such as 1 = 0 or a low-degree Nullstellensatz "
+                                      "certificate would prove it; "
                                       "paths ending at infinity or off V(F) do not: a root of "
                                       "huge modulus looks infinite in double precision)"}]),
         {"name": "paths_add_up", "passed": bool(acc) and all(a["adds_up"] for a in acc),
