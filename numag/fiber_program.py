@@ -144,3 +144,37 @@ def exact_rank_mod_p(arch, point, X: np.ndarray) -> tuple[int, int] | None:
     J = jacobian(arch, arch.unpack(ops.convert(np.array(w, dtype=object))), Xp, ops)
     M = flint.nmod_mat(J.shape[0], J.shape[1], [int(v) for v in J.ravel()], p)
     return M.rank(), p
+
+
+IDENTITY_TRIALS = 4      # random points (each with its own prime) of the identity test
+
+
+def phi_invariant(arch, perm, seed: int) -> tuple[bool, str]:
+    """Is φ_{W[perm]}(X) = φ_W(X) identically in (W, X)? Then the permutation fixes every
+    fiber system of ``arch``, in any encoding. Decided by the Schwartz–Zippel identity test:
+    both sides at IDENTITY_TRIALS random points (W, X) over F_p, a fresh random prime
+    p >= 2^24 each time. A difference that is not the zero polynomial has total degree
+    <= D (D = 3 + 3 D_prev per lightning layer, from D_0 = 1: φ = V Y (Yᵀ Kᵀ Q Y)), so it
+    vanishes at a random point with probability <= D / p; 'True' is wrong with probability
+    <= (D / 2^24)^IDENTITY_TRIALS, stated in the returned sentence. Lightning and multihead
+    only (ValueError otherwise)."""
+    from .arith import ModularArithmetic, random_prime
+    if arch.kind not in ("lightning", "multihead"):
+        raise ValueError(f"phi_invariant: lightning or multihead, got {arch.kind}")
+    perm = np.asarray(perm, int)
+    D = 1
+    for _ in arch.ranks:
+        D = 3 + 3 * D
+    rng = np.random.default_rng(seed)
+    for _ in range(IDENTITY_TRIALS):
+        p = random_prime(rng)
+        ops = ModularArithmetic(p)
+        w = rng.integers(0, p, size=arch.n_params).astype(np.int64)
+        X = rng.integers(0, p, size=(2, arch.widths[0], arch.tokens)).astype(np.int64)
+        a = forward(arch, arch.unpack(w), X, ops)
+        b = forward(arch, arch.unpack(w[perm]), X, ops)
+        if not np.array_equal(a, b):
+            return False, f"φ_W[perm] ≠ φ_W at a random point mod {p}"
+    bound = (D / 2 ** 24) ** IDENTITY_TRIALS
+    return True, (f"φ_W[perm] = φ_W at {IDENTITY_TRIALS} random points over F_p (p >= 2^24; "
+                  f"identity test, error probability <= {bound:.0e})")

@@ -65,7 +65,7 @@ from witness.dualspace import row_scales, scaled_rank
 
 from .architecture import Architecture, LayerWeights
 from .arith import RationalArithmetic
-from .fiber_program import fiber_program
+from .fiber_program import fiber_program, phi_invariant
 from .encode import Encoding, FiberSystem, exact_point, fiber_system, with_rank_one_conditions
 from .jacobian import jacobian
 from .io import weights_to_json
@@ -857,14 +857,20 @@ class _Runner:
         e's point: needs e.image, the source
         component found and certified with dimension k, the exact fiber equations invariant
         under the permutation, and the trace test of the moved points passing."""
-        if e.image is None or self.fs.encoding is Encoding.PROGRAM:
+        if e.image is None:
             return None, None
         name, perm = e.image
         src = next((c for c in comps if c.label == name and c.certified and c.dim == k
                     and c.witness_set is not None), None)
         if src is None:
             return None, None
-        if not invariant_under(self.fs.system, perm):
+        if self.fs.encoding is Encoding.PROGRAM:
+            ok, how = phi_invariant(self.fs.architecture, perm, int(self.rng.integers(2 ** 31)))
+        else:
+            ok = invariant_under(self.fs.system, perm)
+            how = f"F(x[perm]) = F(x) checked exactly on the {self.fs.system.n_equations} " \
+                  f"fiber equations"
+        if not ok:
             return None, (f"'{e.label}': the permutation taking the start point of '{name}' "
                           f"to its start point is NOT a symmetry of the fiber equations; "
                           f"monodromy runs from its point")
@@ -878,8 +884,7 @@ class _Runner:
                              on_result=count)
         moved = sum(1 for i, j in enumerate(perm) if i != j)
         line = (f"'{e.label}': witness set of '{name}' moved by the permutation of {moved} "
-                f"unknowns that takes its start point to this one (F(x[perm]) = F(x) checked "
-                f"exactly on the {self.fs.system.n_equations} fiber equations; "
+                f"unknowns that takes its start point to this one ({how}; "
                 f"witness.symmetry), trace test on {self.paths - before} paths: "
                 f"{t.verdict} (residual {t.residual:.1e})")
         if t.verdict is not True or not regular_witness_point(

@@ -506,6 +506,10 @@ def test_deep_prediction_has_a_component_per_O_J_coset():
     assert name == exp[0].label and list(x) == [exp[0].point[p] for p in perm]
     assert invariant_under(F, perm)
     assert not invariant_under(F, _row_swap_permutation(arch, [1]))
+    # the identity test used for program encodings agrees with the exact check here
+    from numag.fiber_program import phi_invariant
+    assert phi_invariant(arch, perm, 0)[0] is True
+    assert phi_invariant(arch, _row_swap_permutation(arch, [1]), 0)[0] is False
 
 
 @pytest.mark.parametrize("widths", [(2, 1, 1), (2, 1, 2)])
