@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sqlite3
 import sys
 
@@ -34,7 +35,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _joined_negative_values(argv: list[str]) -> list[str]:
+    """``--widths -1,2`` as ``--widths=-1,2``: argparse takes a value that starts with '-' and
+    is not a plain number for an option ('expected one argument'), so the option's own check
+    never saw it and never said what is wrong (a negative size)."""
+    out: list[str] = []
+    for a in argv:
+        if out and out[-1].startswith("--") and "=" not in out[-1] and \
+                re.fullmatch(r"-\d[\d.,:/ -]*", a):
+            out[-1] = f"{out[-1]}={a}"
+        else:
+            out.append(a)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = _joined_negative_values(sys.argv[1:] if argv is None else list(argv))
     try:
         args = build_parser().parse_args(argv)
     except KeyboardInterrupt:                  # Ctrl-C while the commands are imported

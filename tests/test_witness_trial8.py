@@ -122,3 +122,10 @@ def test_no_certificate_for_a_consistent_system():
         F = PolynomialSystem.from_strings(eqs, variables=names)
         if any(F.polynomials):
             assert empty_certificate(F) is None, eqs
+
+
+def test_numag_negative_width_is_named(capsys):
+    """`numag dim --widths -1,2` said 'expected one argument' (argparse read -1,2 as an option)."""
+    from numag.cli import main
+    assert main(["dim", "--widths", "-1,2", "--ranks", "1"]) != 0
+    assert "widths must be positive integers, got -1" in capsys.readouterr().err
