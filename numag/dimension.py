@@ -400,10 +400,12 @@ def _result(arch, method: Method, seed, records: Sequence[TrialRecord], orbit, u
     if method is Method.EXACT:
         miss = 0.0 if certified else miss_probability(arch, dim, [r.prime for r in records])
     if method is Method.EXACT and not certified:
+        few = (f"too few inputs (N = {best.n_inputs}: the rank was not shown to saturate), "
+               if not best.saturated else "")
         notes.append(f"not certified: exact lower bound {dim} < upper bound {upper} (symmetries, "
-                     f"ambient space, recursive bounds); the generic fiber is larger than the "
-                     f"known symmetry orbit, or every trial was special (probability ≤ {miss:.1e}, "
-                     "Schwartz–Zippel)")
+                     f"ambient space, recursive bounds); {few}the generic fiber is larger than "
+                     f"the known symmetry orbit, or every trial was special (probability ≤ "
+                     f"{miss:.1e}, Schwartz–Zippel)")
     return DimensionResult(arch, method, seed, dim, arch.n_params, arch.n_params - dim, pred,
                            orbit, upper, certified, decided, agrees, tuple(records), seconds,
                            rank_options, tuple(notes), ambient, defect, miss)
