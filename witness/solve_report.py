@@ -434,7 +434,9 @@ def phc_check(F: PolynomialSystem, sols: tuple[Solution, ...], errs: list[float]
         elif paths.positive_dimensional:
             verdict = "singular, and our paths met a positive-dimensional set: on it"
         else:
-            verdict = "unresolved: singular point our run did not reach"
+            verdict = ("unresolved: a singular point not decided the same as any of ours (a "
+                       "multiple root of ours resolved only to ~eps^(1/m) by PHCpack, or one "
+                       "our run did not reach)")
         diffs.append(_diff("only PHCpack", x, verdict, bool(regular)))
     return PhcCheck(True, precision, r.seed, tuple(P), tuple(int(m) for m in pm),
                     int((~J.accepted).sum()), tuple(diffs), seconds=r.seconds)
