@@ -18,8 +18,11 @@ SEEDS = (1, 2)
     ["x - 1/10", "y - x", "x*y - 1/100 - 1/100000000000000000000"],
 ])
 def test_inconsistent_exact_system_has_no_certified_point(system, seed):
+    """No point; the empty answer is certified only by a proof of V(F) = ∅ (here a
+    Nullstellensatz certificate of degree 2: x*y - c = y (x - 1) + (y - 1) + 1 - c)."""
     r = decompose(PolynomialSystem.from_strings(system), seed=seed)
-    assert not r.components and not r.certified
+    assert not r.components
+    assert r.certified and "Nullstellensatz" in r.checks[0]["detail"]
 
 
 @pytest.mark.parametrize("seed", SEEDS)

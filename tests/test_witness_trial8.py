@@ -129,3 +129,29 @@ def test_numag_negative_width_is_named(capsys):
     from numag.cli import main
     assert main(["dim", "--widths", "-1,2", "--ranks", "1"]) != 0
     assert "widths must be positive integers, got -1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_component_far_from_the_origin_is_found(seed):
+    """(x - 10^6)(y - 10^-6): the lines x = 10^6 and y = 10^-6. The witness path to x = 10^6
+    ended 'at infinity' (slice random in x, y ~ 10^6 on it, then scaled by 2^10) and the
+    decomposition was certified with one line."""
+    F = PolynomialSystem.from_strings(["(x - 1000000)*(y - 1/1000000)"])
+    D = decompose(F, seed=seed, runs=0)
+    assert D.certified
+    assert sorted((c.dim, c.degree) for c in D.components) == [(1, 1), (1, 1)]
+    P = np.concatenate([c.points for c in D.components])
+    assert sorted(min(abs(x - 1e6) / 1e6, abs(y - 1e-6) / 1e-6) < 1e-9 for x, y in P) == \
+        [True, True]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_far_curves_are_never_certified_incomplete(seed):
+    """(x - 10^6)(y - 10^-6)(x y - 10^12), z^2 - 10^-12: 6 curves (the lines x = 10^6,
+    y = 10^-6 and the hyperbola x y = 10^12, each at z = +-10^-6): degrees 1, 1, 2 twice,
+    total 8. Certified with 2 lines before; a certified answer must have all 6."""
+    F = PolynomialSystem.from_strings(["(x - 1000000)*(y - 1/1000000)*(x*y - 1000000000000)",
+                                       "z^2 - 1/1000000000000"])
+    D = decompose(F, seed=seed, runs=0)
+    if D.certified:
+        assert sorted(c.degree for c in D.components) == [1, 1, 1, 1, 2, 2]

@@ -16,6 +16,10 @@ block is invertible is row-equivalent to such an [I | R'] (same ideal R F), and 
 an invertible block, so this is a generic randomization; its total degree is the product of
 the k highest degrees (a full random combination has max-degree^k paths).
 
+The slice is random in the coordinates where the paths are tracked (``witness.scaling``:
+x = 2^d y with d from G; ``slice_column_scales``), so that witness points of components far
+from the origin, or very close to it, have sizes near 1 there.
+
 Redraws. Paths that fail are tried again with a fresh randomization, slice AND gamma (not a
 fresh gamma alone), because a draw can make the sliced system itself ill-conditioned, which no
 gamma repairs. Measured on issue 10 row 3 restated (tests/test_witness_issue10.py
@@ -42,6 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .options import Options
+from .scaling import morgan_scaling
 from .solve import PathSolve, solve_paths
 from .system import PolynomialSystem
 from .witness_set import random_complex, random_slice
@@ -106,6 +111,18 @@ def total_degree(F: PolynomialSystem, dim: int) -> int:
     return math.prod(degs)
 
 
+def slice_column_scales(G: PolynomialSystem) -> np.ndarray:
+    """2^-d_j for the variable scaling x = 2^d y of G (``witness.scaling.morgan_scaling``): a
+    slice A x = b with these column factors is A' y = b with A' random in the scaled
+    coordinates, where ``solve_paths`` tracks. Why: a slice random in x makes the witness
+    points of a component far from the origin as large as the component's distance in every
+    coordinate: on x = 10^6 of (x - 10^6) y, y ~ 10^6, and G's scaling (y by 2^-10, from G
+    alone: the slice rows take no part) made it ~10^9 in y, a path 'at infinity', and the
+    decomposition certified with one of its two lines."""
+    sc = morgan_scaling(G)
+    return np.exp2(-np.array(sc.variable_exponents, float))
+
+
 def witness_superset(F: PolynomialSystem, dim: int, rng: np.random.Generator,
                      options: Options | None = None, attempts: int = 2) -> Superset:
     """The witness superset of dimension dim from a total-degree solve of [G; A x - b] (module
@@ -128,6 +145,7 @@ def witness_superset(F: PolynomialSystem, dim: int, rng: np.random.Generator,
     for _ in range(attempts):
         G = degree_ordered_randomization(F, n - dim, rng)
         A, b = random_slice(rng, dim, n)
+        A = A * slice_column_scales(G)          # random in the scaled coordinates
         S = sliced_system(G, A, b) if dim else G
         sol = solve_paths(S, seed=int(rng.integers(2**31)), options=options, attempts=1,
                           examine=False, slice_rows=dim)
