@@ -45,3 +45,20 @@ def test_solve_does_not_invent_a_positive_dimensional_set(seed):
     assert r.failure_reasons() == {"not_a_zero": 4}
     c = solve_paths(PolynomialSystem.from_strings(["x*y - 1", "2*x*y - 2"]), seed=seed)
     assert c.positive_dimensional and c.counts()["failed"] == 0
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("system", [
+    ["x - 1", "y - 1", "x*y - 1.0000000001"],
+    ["x - 1/10", "y - x", "x*y - 1/100 - 1/100000000000000000000"],
+])
+def test_without_a_certificate_the_60_digit_check_rejects_the_point(system, seed,
+                                                                   monkeypatch):
+    """The same systems with the Nullstellensatz search switched off: the least-squares point
+    (backward error 1e-10 and 1e-20 in double) must still not become a component (the
+    60-digit Gauss-Newton check of a component's witness point, witness.decompose)."""
+    import sys
+    # (the package's attribute `decompose` is the function: patch the module itself)
+    monkeypatch.setattr(sys.modules["witness.decompose"], "empty_certificate", lambda F: None)
+    r = decompose(PolynomialSystem.from_strings(system), seed=seed)
+    assert not r.components and not r.certified
