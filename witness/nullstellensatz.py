@@ -19,6 +19,7 @@ empty answer only for a constant equation such as 1 = 0 (issue 10 item 3).
 from __future__ import annotations
 
 import itertools
+import math
 from fractions import Fraction
 
 import flint
@@ -32,9 +33,15 @@ PRIME = 2 ** 61 - 1
 
 
 def _monomials(n: int, D: int) -> list[tuple[int, ...]]:
-    """Exponent vectors of degree <= D in n variables, constant first."""
-    out = [e for d in range(D + 1)
-           for e in itertools.product(range(d + 1), repeat=n) if sum(e) == d]
+    """Exponent vectors of degree <= D in n variables, constant first (C(n + D, n) of them:
+    the caller checks the count first; enumerating all of (D + 1)^n took 186 s at n = 7)."""
+    out = []
+    for d in range(D + 1):
+        for c in itertools.combinations_with_replacement(range(n), d):
+            e = [0] * n
+            for j in c:
+                e[j] += 1
+            out.append(tuple(e))
     return out
 
 
@@ -86,9 +93,9 @@ def empty_certificate(F: PolynomialSystem) -> str | None:
         return None
     top = max(F.degrees)
     for D in range(top, top + EXTRA_DEGREES + 1):
-        mons = _monomials(F.n_vars, D)
-        if len(mons) > MAX_COLUMNS:
+        if math.comb(F.n_vars + D, D) > MAX_COLUMNS:
             return None
+        mons = _monomials(F.n_vars, D)
         rows = _rows(F, D, mons)
         if len(rows) > MAX_ROWS:
             return None
