@@ -155,3 +155,14 @@ def test_far_curves_are_never_certified_incomplete(seed):
     D = decompose(F, seed=seed, runs=0)
     if D.certified:
         assert sorted(c.degree for c in D.components) == [1, 1, 1, 1, 2, 2]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_conjugate_roots_are_not_real(tmp_path, seed):
+    """(x - 1)^2 + 10^-24, y - x: roots x = y = 1 +- 10^-12 i, a conjugate pair (real
+    coefficients, discriminant < 0): no real solution. Both were 'real' (relative tolerance
+    1e-8) and printed identically."""
+    j = _solve(tmp_path, "(x-1)^2 + 1/1000000000000000000000000\ny - x\n", seed)
+    assert [s["real"] for s in j["solutions"]] == [False, False]
+    ims = sorted(complex(*s["point"][0]).imag for s in j["solutions"])
+    assert np.allclose(ims, [-1e-12, 1e-12], rtol=1e-3, atol=0)

@@ -104,14 +104,42 @@ def real_mask(X, tol: float = REAL_TOL, errors=None) -> np.ndarray:
     return np.abs(X.imag).max(axis=1, initial=0.0) <= np.maximum(tol * size, floor)
 
 
+def conjugate_pairs(X, mask) -> np.ndarray:
+    """bool (p,): points among ``mask`` (flagged real) with a nonzero imaginary part that are
+    the complex conjugate of another such point: |x_a - conj(x_b)| < CONJUGATE_RATIO x
+    |x_a - x_b|. Two distinct solutions of a real system that are each other's conjugates are
+    not real (a real point is its own conjugate, and the two are distinct): the roots
+    1 +- 1e-12 i of (x - 1)^2 + 1e-24 passed the relative tolerance REAL_TOL and were both
+    "real", though ``--certify`` proved them non-real."""
+    X = np.atleast_2d(np.asarray(X, dtype=complex))
+    out = np.zeros(len(X), bool)
+    idx = np.flatnonzero(np.asarray(mask, bool) & (np.abs(X.imag).max(axis=1, initial=0) > 0))
+    if len(idx) < 2:
+        return out
+    Y = X[idx]
+    D = np.linalg.norm(Y[:, None] - Y[None], axis=2)
+    C = np.linalg.norm(Y[:, None] - np.conj(Y)[None], axis=2)
+    np.fill_diagonal(D, 0.0)
+    pair = (D > 0) & (C < CONJUGATE_RATIO * D)
+    out[idx] = pair.any(axis=1)
+    return out
+
+
+CONJUGATE_RATIO = 1e-3
+
+
 def format_point(x, tol: float = REAL_TOL, digits: int = 6, real: bool | None = None) -> str:
     """Coordinates as text; an imaginary part below ``tol`` * max(1, |x|_inf) is not shown (with
-    ``real`` False: below ``tol`` * |x|_inf; with ``real`` True: none is shown)."""
+    ``real`` False: below ``tol`` * |x|_inf, but at least the largest one is; with ``real``
+    True: none is shown)."""
     x = np.asarray(x, dtype=complex)
     size = float(np.abs(x).max(initial=0.0))
     cut = tol * (size if real is False else max(1.0, size))
     if real:
         cut = math.inf
+    im = float(np.abs(x.imag).max(initial=0.0))
+    if real is False and 0 < im <= cut:
+        cut = im / 2        # a non-real point shows its largest imaginary part (1 +- 1e-12 i)
     x = x + 0.0                                  # -0.0 prints as 0
     return ", ".join(f"{z.real:.{digits}g}" if abs(z.imag) <= cut else f"{z:.{digits}g}"
                      for z in x)
@@ -360,6 +388,8 @@ def solve_report(F: PolynomialSystem, paths: PathSolve, phc_result: SolveResult 
                     10.0 ** -REFINE_DIGITS) * max(1.0, float(np.abs(x).max(initial=0.0)))
                 for g, h, x in zip(iso, J.refinement, J.points)]
     reals = real_mask(J.points, errors=errs_abs) if len(iso) else np.zeros(0, bool)
+    if F.has_real_coefficients:
+        reals = reals & ~conjugate_pairs(J.points, reals & J.accepted)
     sols = tuple(Solution(J.points[i], g.multiplicity, float(J.residuals[i]), bool(reals[i]),
                           str(J.refinement[i]), g.status, g.paths)
                  for i, g in enumerate(iso) if J.accepted[i])
