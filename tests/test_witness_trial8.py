@@ -166,3 +166,15 @@ def test_conjugate_roots_are_not_real(tmp_path, seed):
     assert [s["real"] for s in j["solutions"]] == [False, False]
     ims = sorted(complex(*s["point"][0]).imag for s in j["solutions"])
     assert np.allclose(ims, [-1e-12, 1e-12], rtol=1e-3, atol=0)
+
+
+def test_no_invented_positive_dimensional_set(tmp_path):
+    """x^20 - y^20 + x, x^20 - y^20 + y - 1: subtracting, y = x + 1, and x^20 - (x + 1)^20 + x
+    has degree 19: 19 isolated roots, no curve. Two points at |x| ~ 60 (backward error 1e-9,
+    y - x - 1 ~ 17.5 - 4.5i: no zeros) were a 'positive-dimensional set met', complete: True."""
+    j = _solve(tmp_path, "x^20 - y^20 + x\nx^20 - y^20 + y - 1\n", 1)
+    assert not j["positive_dimensional"]
+    assert len(j["solutions"]) == 19
+    for s in j["solutions"]:
+        x, y = (complex(*z) for z in s["point"])
+        assert abs(y - x - 1) < 1e-8 * max(1, abs(x))

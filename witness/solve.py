@@ -396,14 +396,17 @@ def _drop_non_zeros(F: PolynomialSystem, groups: list[EndpointGroup], status, re
             status[list(g.paths)] = PathStatus.FAILED
             reasons[list(g.paths)] = FailureReason.NOT_A_ZERO
             continue
-        if on == "undecided" and len(g.paths) == 1:
-            # one path, a dual space larger than 1, and Gauss-Newton at 60 digits converging
-            # only linearly: the endpoint of a path into a cluster of roots looks the same
-            # ((x - 1)^2 (x - 1 - 1/10^6), seed 2: 3 single-path points near 1 'not isolated',
-            # complete: True with no solution)
-            g = replace(g, isolated=None, reason=f"{g.reason}; one path, and Gauss-Newton at "
-                        f"60 digits converges only linearly: a cluster of roots is not "
-                        f"excluded (undecided)")
+        if on == "undecided":
+            # a dual space larger than the paths, and Gauss-Newton at 60 digits not converging
+            # to a zero of F: the endpoint of a path into a cluster of roots, or one stopped
+            # short of a root of huge modulus, looks the same ((x - 1)^2 (x - 1 - 1/10^6),
+            # seed 2: 3 single-path points near 1 'not isolated', complete: True with no
+            # solution; x^20 - y^20 + x, x^20 - y^20 + y - 1: 2 points at |x| ~ 60, backward
+            # error 1e-9, no zeros, a 'positive-dimensional set' of a system with 19 isolated
+            # roots). A non-reduced positive-dimensional set is then undecided too.
+            g = replace(g, isolated=None, reason=f"{g.reason}; but Gauss-Newton at 60 digits "
+                        f"does not converge to a zero of F here: not shown to lie on a "
+                        f"positive-dimensional set (undecided)")
         keep.append(g)
     return keep
 
