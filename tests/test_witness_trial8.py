@@ -178,3 +178,15 @@ def test_no_invented_positive_dimensional_set(tmp_path):
     for s in j["solutions"]:
         x, y = (complex(*z) for z in s["point"])
         assert abs(y - x - 1) < 1e-8 * max(1, abs(x))
+
+
+def test_certify_prints_a_non_real_zero_with_its_imaginary_part(tmp_path):
+    """(x - 1)^2 + 10^-24 has the zeros 1 +- 10^-12 i; a certified non-real zero was printed
+    as (1)."""
+    f, s = tmp_path / "f.txt", tmp_path / "s.json"
+    f.write_text("(x-1)^2 + 1/1000000000000000000000000\n")
+    s.write_text('{"solutions": [{"x": [1, 1e-12]}]}')
+    out = subprocess.run([sys.executable, "-m", "witness", "certify", str(f), "--solutions",
+                          str(s)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "certified non-real" in out.stdout and "(1+1e-12j)" in out.stdout

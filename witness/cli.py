@@ -151,7 +151,7 @@ def _certify_text(res: CertificationResult) -> list[str]:
         kind = {True: "real", False: "non-real", None: "real?"}[c.real]
         dup = f", same zero as #{c.duplicate_of}" if c.duplicate_of is not None else ""
         lines.append(f"  #{c.index}  certified {kind:8s} box radius {c.radius:.1e}{dup}  "
-                     f"({format_point(c.center)})")
+                     f"({format_point(c.center, real=c.real)})")
     return lines
 
 
