@@ -336,7 +336,7 @@ def solve_paths(F: PolynomialSystem, *, seed: int | None = 0, options: Options |
         if g.status == PathStatus.REGULAR:
             status[list(g.paths)] = PathStatus.REGULAR
     if G.is_exact:
-        out = _drop_non_zeros(G, out, status, reasons)
+        out = _checked_not_isolated(G, out, status, reasons)
     if not scaling.identity:
         out = _unscaled(F, out, scaling)
     return PathSolve(F, "total degree", status, reasons, tuple(out), tuple(pairs),
@@ -380,11 +380,13 @@ def group_endpoints(tr: TrackResult, status: np.ndarray, options: Options
     return [[int(fin[i]) for i in c] for c in comps], sorted(und)
 
 
-def _drop_non_zeros(F: PolynomialSystem, groups: list[EndpointGroup], status, reasons
-                    ) -> list[EndpointGroup]:
-    """Groups called 'on a positive-dimensional set' whose point is no zero of the exact F at
-    60 digits (``witness.cluster.on_variety_check``): their paths failed ('not_a_zero'), so
-    the solve is not complete. Why: x*y - 1, x*y - 1 - 1/10^10 has no solution, yet its 4 paths
+def _checked_not_isolated(F: PolynomialSystem, groups: list[EndpointGroup], status, reasons
+                          ) -> list[EndpointGroup]:
+    """The 'on a positive-dimensional set' verdicts of exact F, checked at 60 digits: a
+    regular zero there is isolated after all (``_regular_after_all``); a point where
+    Gauss-Newton converges to no zero is undecided; one where it stalls away from V(F)
+    (``witness.cluster.on_variety_check``: 'not a zero') is dropped and its paths failed
+    ('not_a_zero'), so the solve is not complete. Why the last: x*y - 1, x*y - 1 - 1/10^10 has no solution, yet its 4 paths
     ended near the curve x*y = 1 (backward error 1e-10) and the solve said complete: True,
     'positive-dimensional solution set met'."""
     keep = []
