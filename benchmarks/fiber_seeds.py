@@ -5,7 +5,8 @@
   python benchmarks/fiber_seeds.py --big [--specs 3,2,3:1,1 ...] [--seeds 0] [--timeout 900]
                                    [--grace 120] [--memory-gb 8] [--out FILE]
 
-(--deep 2,2,2:1,1 runs only that deep fiber, on the given seeds; --generic only part 1. --big runs only part 3, each
+(--deep 2,2,2:1,1 runs only that deep fiber, on the given seeds; --generic only part 1.
+--big runs only part 3, each
 fiber as its own `numag fiber ... --json` process under an address-space cap (RLIMIT_AS) and a
 wall-clock limit, niced, and reports its peak resident memory: widths 3,2,3 ranks 1,1 was
 killed by the OOM killer at 23.6 GB before its fiber system became a program, numag.encode.)

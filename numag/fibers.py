@@ -5,9 +5,9 @@ nullity of the system's Jacobian at W0 computed exactly over Q. Its irreducible 
 computed by monodromy from predicted points (witness.monodromy), each certified by the linear
 trace test; a predicted point that is an earlier one's image under a permutation of the
 unknowns fixing the fiber equations exactly (checked) gets that component's image, certified
-by its own trace test (witness.symmetry; ``FoundBy.SYMMETRY``); and then the decomposition is checked for completeness (numag.fiber_complete):
-witness supersets of the whole fiber system at every dimension, computed without any known
-point, every point placed on a reported component (or junk) by membership tests; a regular
+by its own trace test (witness.symmetry; ``FoundBy.SYMMETRY``); and then the decomposition
+is checked for completeness (numag.fiber_complete): witness supersets of the whole fiber
+system at every dimension, computed without any known point, every point placed on a reported component (or junk) by membership tests; a regular
 point on none starts monodromy for a component nobody predicted. ``complete`` is True only when
 every superset point is accounted for. Two components are reported as two only when a witness
 point of one is decided not a member of the other (``distinct_components``).

@@ -26,7 +26,8 @@
    solution of [F; slice]: the path multiplicity when F is square at that dimension, and the
    dimension of the local dual space of [F; slice] (``witness.dualspace``) when F was
    randomized, where the paths count the random combinations' multiplicity, which can be
-   larger (x^2, x*y, y^2: 4 paths, multiplicity 3; ``Component.multiplicity``). The deflation counts only
+   larger (x^2, x*y, y^2: 4 paths, multiplicity 3; ``Component.multiplicity``). The
+   deflation counts only
    when the deflated system, rebuilt at 60 digits, has a regular solution at the point
    (``witness.cluster``, as in ``solve``); when it has none the point is the centre of a
    cluster of close simple points of [F; slice], which are found by Newton at 60 digits and
@@ -968,8 +969,8 @@ def _checks(B: _Builder, comps, run_info) -> list[dict]:
          "detail": f"{len(B.unexplained)} witness superset points unexplained"},
         *([] if comps else [{"name": "components_found", "passed": False,
                             "detail": "no component found, and V(F) is not PROVEN empty "
-                                      "(a constant equation such as 1 = 0 or a low-degree Nullstellensatz "
-                                      "certificate would prove it; "
+                                      "(a constant equation such as 1 = 0 or a low-degree "
+                                      "Nullstellensatz certificate would prove it; "
                                       "paths ending at infinity or off V(F) do not: a root of "
                                       "huge modulus looks infinite in double precision)"}]),
         {"name": "paths_add_up", "passed": bool(acc) and all(a["adds_up"] for a in acc),

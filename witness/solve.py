@@ -386,9 +386,9 @@ def _checked_not_isolated(F: PolynomialSystem, groups: list[EndpointGroup], stat
     regular zero there is isolated after all (``_regular_after_all``); a point where
     Gauss-Newton converges to no zero is undecided; one where it stalls away from V(F)
     (``witness.cluster.on_variety_check``: 'not a zero') is dropped and its paths failed
-    ('not_a_zero'), so the solve is not complete. Why the last: x*y - 1, x*y - 1 - 1/10^10 has no solution, yet its 4 paths
-    ended near the curve x*y = 1 (backward error 1e-10) and the solve said complete: True,
-    'positive-dimensional solution set met'."""
+    ('not_a_zero'), so the solve is not complete. Why the last: x*y - 1, x*y - 1 - 1/10^10
+    has no solution, yet its 4 paths ended near the curve x*y = 1 (backward error 1e-10) and
+    the solve said complete: True, 'positive-dimensional solution set met'."""
     keep = []
     for g in groups:
         if g.isolated is False:

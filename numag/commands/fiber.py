@@ -79,7 +79,8 @@ def render(r: FiberDecomposition) -> str:
               + (": " + _unprefixed(r.completeness["reason"], "not checked: ")
                  if r.completeness else "")),
              ("verdict", r.verdict),
-             ("paths tracked", f"{r.paths_tracked} ({r.failed_paths} failed) by monodromy and trace tests"
+             ("paths tracked", f"{r.paths_tracked} ({r.failed_paths} failed) by monodromy and "
+                               f"trace tests"
               + _superset_paths(r.completeness)),
              ("seed", r.seed), ("time", f"{r.seconds:.2f} s")]
     if r.blackbox:
