@@ -26,7 +26,6 @@ C(v + D, D).
 """
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -37,6 +36,7 @@ import numpy as np
 from witness.image import ProgramMap
 from witness.program import trace
 from witness.program_system import ProgramSystem
+from witness.system import monomial_exponents
 
 from .architecture import Architecture
 from .encode import weight_names
@@ -116,7 +116,7 @@ def sample_inputs(arch: Architecture, rng: np.random.Generator,
     if N > max_monomials:
         raise ValueError(f"{N} inputs needed (> {max_monomials}) for outputs of degree {D} in "
                          f"{v} entries")
-    exps = [e for k in ([D] if hom else range(D + 1)) for e in _exponents(v, k)]
+    exps = [e for k in ([D] if hom else range(D + 1)) for e in monomial_exponents(v, k)]
     for _ in range(attempts):
         X = rng.standard_normal((N, v))
         X /= np.linalg.norm(X, axis=1, keepdims=True)
@@ -124,17 +124,6 @@ def sample_inputs(arch: Architecture, rng: np.random.Generator,
         if rank == N:
             break
     return SampleInputs(X.reshape(N, arch.widths[0], arch.tokens), D, hom, N, rank, PRIME)
-
-
-def _exponents(v: int, k: int) -> list[tuple[int, ...]]:
-    """Exponent vectors of the monomials of degree k in v variables."""
-    out = []
-    for c in itertools.combinations_with_replacement(range(v), k):
-        e = [0] * v
-        for i in c:
-            e[i] += 1
-        out.append(tuple(e))
-    return out
 
 
 def _rank_mod_p(X: np.ndarray, exps: list[tuple[int, ...]]) -> int:

@@ -18,13 +18,12 @@ empty answer only for a constant equation such as 1 = 0 (issue 10 item 3).
 """
 from __future__ import annotations
 
-import itertools
 import math
 from fractions import Fraction
 
 import flint
 
-from .system import PolynomialSystem
+from .system import PolynomialSystem, monomial_exponents
 
 EXTRA_DEGREES = 2
 MAX_COLUMNS = 400
@@ -35,14 +34,7 @@ PRIME = 2 ** 61 - 1
 def _monomials(n: int, D: int) -> list[tuple[int, ...]]:
     """Exponent vectors of degree <= D in n variables, constant first (C(n + D, n) of them:
     the caller checks the count first; enumerating all of (D + 1)^n took 186 s at n = 7)."""
-    out = []
-    for d in range(D + 1):
-        for c in itertools.combinations_with_replacement(range(n), d):
-            e = [0] * n
-            for j in c:
-                e[j] += 1
-            out.append(tuple(e))
-    return out
+    return [e for d in range(D + 1) for e in monomial_exponents(n, d)]
 
 
 def _rows(F: PolynomialSystem, D: int, mons: list) -> list[dict]:

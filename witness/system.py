@@ -18,6 +18,7 @@ character position.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from dataclasses import dataclass, field
@@ -273,6 +274,17 @@ def _clean_coeff(c) -> Coeff:
 # little more than the ~32 and ~64 digits of dd and qd, whose parsers read long numbers in full.
 PHC_DIGITS = {"d": 17, "dd": 34, "qd": 66}
 _PHC_EXACT_DIGITS = 17       # integers / numerators / denominators this short are written as is
+
+
+def monomial_exponents(n: int, d: int) -> list[tuple[int, ...]]:
+    """Exponent vectors (length n) of the C(n + d - 1, d) monomials of degree exactly d."""
+    out = []
+    for c in itertools.combinations_with_replacement(range(n), d):
+        e = [0] * n
+        for j in c:
+            e[j] += 1
+        out.append(tuple(e))
+    return out
 
 
 def natural_key(name: str) -> tuple:
