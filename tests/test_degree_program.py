@@ -6,10 +6,11 @@ import pytest
 
 from numag import Architecture
 from numag.degree import degree
-from numag.degree_program import (_exponents, _rank_mod_p, output_degree, program_map,
+from numag.degree_program import (_rank_mod_p, output_degree, program_map,
                                   weight_degree)
 from numag.encode import parametrization
 from witness.image import PolynomialMap
+from witness.system import monomial_exponents
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -57,7 +58,7 @@ def test_program_values_are_the_network():
 def test_injectivity_certificate_fails_on_proportional_inputs():
     # binary forms of degree 3: evaluation at 4 points is injective iff the points are
     # projectively distinct (Vandermonde); two proportional points give rank 3
-    exps = _exponents(2, 3)
+    exps = monomial_exponents(2, 3)
     good = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [1.0, -1.0]])
     assert _rank_mod_p(good, exps) == 4
     bad = good.copy()
