@@ -269,6 +269,8 @@ def test_deep_two_two_two(seed):
     assert r.matches is True and certified(r) and len(r.components) == 2, r.verdict
     assert all(c.distinct is True for c in r.components), r.verdict
     assert [(c.dim, c.degree) for c in r.components] == [(dim, degree)] * 2, how
+    if seed == 0:       # the swap's component is the image of W0's (witness.symmetry)
+        assert [c.found_by for c in r.components] == ["monodromy", "symmetry"]
 
 
 @pytest.mark.parametrize("shape, kind", [
