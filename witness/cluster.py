@@ -155,6 +155,15 @@ def _newton_step(vals, J):
     return mpmath.lu_solve(JH * J, JH * f)
 
 
+def _mp_slice(A, b) -> tuple[list, list]:
+    """The slice A x = b as mpc rows and values ([] and [] for none)."""
+    A = [] if A is None else [[mpmath.mpc(complex(a).real, complex(a).imag) for a in row]
+                              for row in np.atleast_2d(A)]
+    b = [] if b is None else [mpmath.mpc(complex(v).real, complex(v).imag)
+                              for v in np.atleast_1d(b)]
+    return A, b
+
+
 def gauss_newton_mp(P: list[MPPoly], y0, A=None, b=None, iterations: int = ITERATIONS):
     """Gauss-Newton at the working precision on [P; A y - b] from y0 (the least backward error
     reached is kept). Returns (y (list of mpc), backward error, last relative correction,
@@ -164,10 +173,7 @@ def gauss_newton_mp(P: list[MPPoly], y0, A=None, b=None, iterations: int = ITERA
     Call inside ``mpmath.workdps``."""
     y = [mpmath.mpc(complex(v).real, complex(v).imag) if not isinstance(v, mpmath.mpc) else v
          for v in y0]
-    A = [] if A is None else [[mpmath.mpc(complex(a).real, complex(a).imag) for a in row]
-                              for row in np.atleast_2d(A)]
-    b = [] if b is None else [mpmath.mpc(complex(v).real, complex(v).imag)
-                              for v in np.atleast_1d(b)]
+    A, b = _mp_slice(A, b)
     vals, J, sizes = _eval(P, y, A, b)
     best = [y, _backward_error(vals, sizes), mpmath.inf, 0, J]
     stalled, it = False, 0
@@ -335,13 +341,9 @@ def regular_zero_check(F: PolynomialSystem, x, A=None, b=None) -> tuple[bool, st
     Returns (regular, reason, refined x (n,) complex)."""
     with mpmath.workdps(DPS):
         P = mp_system(F)
-        y, err, _, it, J, _ = gauss_newton_mp(P, x, A, b)
+        y, err, _, it, _, _ = gauss_newton_mp(P, x, A, b)
         n = F.n_vars
-        A_ = [] if A is None else [[mpmath.mpc(complex(a).real, complex(a).imag) for a in row]
-                                   for row in np.atleast_2d(A)]
-        b_ = [] if b is None else [mpmath.mpc(complex(v).real, complex(v).imag)
-                                   for v in np.atleast_1d(b)]
-        vals, J, sizes = _eval(P, y, A_, b_)
+        _, J, sizes = _eval(P, y, *_mp_slice(A, b))      # the term sizes scale the rows
         S = mpmath.matrix(J.rows, J.cols)
         for i in range(J.rows):
             for j in range(J.cols):

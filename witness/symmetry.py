@@ -56,8 +56,9 @@ def invariant_under(F: PolynomialSystem, perm: Sequence[int]) -> bool:
 
 
 def image_witness_set(W: WitnessSet, perm: Sequence[int]) -> WitnessSet:
-    """σ(W) for σ(x) = x[perm]: points W.points[:, perm] (degree, n) on the slice
-    A[:, perm] y = b; same systems (they must be σ-invariant: ``invariant_under``)."""
+    """σ(W) for σ(x) = x[perm]: points W.points[:, perm] (degree, n) complex128 on the slice
+    A[:, perm] y = b; same systems (they must be σ-invariant: ``invariant_under``; not
+    checked here). ValueError when perm is not a permutation of W's n variables."""
     p = check_permutation(perm, W.system.n_vars)
     return WitnessSet(W.system, W.square, W.dim, W.slice_A[:, p], W.slice_b.copy(),
                       W.points[:, p], W.seed, {**W.info, "image_under_permutation": True})
