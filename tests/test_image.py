@@ -289,6 +289,17 @@ def test_compare_pairs_agrees_with_the_dense_rule():
     assert (codes == distinct.SAME).sum() == 10 and (codes == distinct.UNDECIDED).sum() == 10
 
 
+def test_compare_pairs_ignores_endpoints_of_diverged_paths():
+    # a failed path's endpoint can be inf/NaN; it matches nothing and must not crash the k-d tree
+    from witness import distinct
+    from witness.image import compare_pairs
+    B = np.array([[1, 2], [np.inf, 0], [3, 4]], complex)
+    A = np.array([[np.nan, 1], [3 + 1e-14, 4], [1, 2]], complex)
+    I, J, codes, _ = compare_pairs(A, np.full(3, 1e-15), B, np.full(3, 1e-15))
+    assert sorted(zip(I.tolist(), J.tolist())) == [(1, 2), (2, 0)]
+    assert (codes == distinct.SAME).all()
+
+
 @pytest.mark.parametrize("seed", [0, 3])
 def test_degree_of_a_polynomial_network_is_the_determinant_cubic(seed):
     """PNN widths 3,2,1, r = 2: f = a l_1² + b l_2² is a ternary quadric of rank ≤ 2, the

@@ -416,13 +416,15 @@ def compare_pairs(A: np.ndarray, ea: np.ndarray, B: np.ndarray, eb: np.ndarray):
     other than DIFFERENT, so candidates come from a k-d tree (scipy) with that radius: memory
     O(p + r) instead of the (p, r, q) array of ``distinct.relative_distances``."""
     empty = (np.zeros(0, int), np.zeros(0, int), np.zeros(0, np.int8), np.zeros(0))
-    if not len(A) or not len(B):
+    # rows with inf/NaN (endpoints of diverged paths) are DIFFERENT from everything
+    fa, fb = np.flatnonzero(np.isfinite(A).all(axis=1)), np.flatnonzero(np.isfinite(B).all(axis=1))
+    if not len(fa) or not len(fb):
         return empty
     real = lambda X: np.hstack([X.real, X.imag])
-    radius = distinct.DIFFERENT_POINT_TOL * (1 + float(np.linalg.norm(B, axis=1).max()))
-    near = cKDTree(real(B)).query_ball_point(real(A), radius)
-    I = np.array([i for i, js in enumerate(near) for _ in js], int)
-    J = np.array([j for js in near for j in js], int)
+    radius = distinct.DIFFERENT_POINT_TOL * (1 + float(np.linalg.norm(B[fb], axis=1).max()))
+    near = cKDTree(real(B[fb])).query_ball_point(real(A[fa]), radius)
+    I = fa[np.array([i for i, js in enumerate(near) for _ in js], int)]
+    J = fb[np.array([j for js in near for j in js], int)]
     if not len(I):
         return empty
     D = np.linalg.norm(A[I] - B[J], axis=1) / (1 + np.linalg.norm(B[J], axis=1))
