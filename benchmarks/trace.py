@@ -52,7 +52,7 @@ from numag.points import sample_point  # noqa: E402
 from witness import distinct, membership, monodromy, move_slice  # noqa: E402
 from witness.options import DEFAULT  # noqa: E402
 from witness.trace import (TRACE_FAIL, TRACE_TOL, Pencil, slice_tracker,  # noqa: E402
-                           trace_verdict)
+                           verdict_of)
 from witness.witness_set import random_slice  # noqa: E402
 
 CASES = [("(2,1,1) generic", Architecture.single(2, 1, 1), "generic"),
@@ -117,9 +117,10 @@ def measure(W, x0, trials: int, seed_base: int) -> dict:
 
     Each test is ``trace_test(Wk, seed=s, groups=groups)`` written out (the same calls and
     random choices): the pencils ``Pencil(Wk, default_rng(s), base=(i == 0))`` of
-    witness.trace, then per group the residual of each pencil and ``trace_verdict``; kept here
-    with per-pencil failed-path counts (a pencil with a failed path among the group's rows gives
-    no residual: its verdict is undecided whatever the residual)."""
+    witness.trace, then per group each pencil's ``Pencil.decided`` (residual, rounding noise,
+    digits) and ``verdict_of``; kept here with per-pencil failed-path counts (a pencil with a
+    failed path among the group's rows gives no residual: its verdict is undecided whatever the
+    residual) and the double-precision residual / noise ratios."""
     groups = [list(range(W.degree))] + subsets(W.degree)
     rec = {k: {"tests": [], "moves": 0, "move_failed": 0} for k in SLICES}
     for j in range(trials):
@@ -141,21 +142,27 @@ def measure(W, x0, trials: int, seed_base: int) -> dict:
                     pen.compute(Wk.points, err, g, track)
                 res = [pen.residual(g) for pen in pens]
                 fails = [pen.failed(g) for pen in pens]
-                test.append((res, fails, trace_verdict(res, sum(fails)).verdict))
+                ratio = [r / max(pen.noise(g), 1e-300) for r, pen in zip(res, pens)]
+                verdict = verdict_of([pen.decided(g) for pen in pens], sum(fails)).verdict
+                test.append((res, fails, verdict, ratio))
             r["tests"].append(test)
     return rec
 
 
 def collect(comps, kind: str, full: bool):
-    """Residuals (m, 2) with NaN for pencils with failed paths, verdicts (m,), failed paths."""
-    res, verdicts, failed = [], [], 0
+    """Residuals (m, 2) with NaN for pencils with failed paths, verdicts (m,), failed paths,
+    residual / rounding noise ratios (m, 2) with NaN likewise."""
+    res, verdicts, failed, ratios = [], [], 0, []
     for *_, rec, _ in comps:
         for test in rec[kind]["tests"]:
-            for r, f, v in (test[:1] if full else test[1:]):
+            for r, f, v, q in (test[:1] if full else test[1:]):
                 res.append([x if not fi else math.nan for x, fi in zip(r, f)])
+                ratios.append([x if not fi else math.nan for x, fi in zip(q, f)])
                 verdicts.append(v)
                 failed += sum(f)
-    return np.array(res, float).reshape(-1, DEFAULT.trace.pencils), verdicts, failed
+    shape = (-1, DEFAULT.trace.pencils)
+    return (np.array(res, float).reshape(shape), verdicts, failed,
+            np.array(ratios, float).reshape(shape))
 
 
 def fmt(x: float) -> str:
@@ -206,10 +213,11 @@ def main() -> int:
     print()
 
     # ------------------------------------------------------------------ 1. complete sets
-    rows, all_full, n_failed_tests, n_tests = [], [], 0, 0
+    rows, all_full, n_failed_tests, n_tests, all_ratio = [], [], 0, 0, []
     for name, comps, _ in per_case:
         for kind in SLICES:
-            res, verdicts, failed = collect(comps, kind, full=True)
+            res, verdicts, failed, ratio = collect(comps, kind, full=True)
+            all_ratio += list(ratio[~np.isnan(ratio)])
             mfail = sum(rec[kind]["move_failed"] for *_, rec, _ in comps)
             good = res[~np.isnan(res)]
             all_full += list(good)
@@ -229,11 +237,13 @@ def main() -> int:
                          good.size, fmt(float(good.min()) if good.size else math.nan),
                          fmt(float(np.median(good)) if good.size else math.nan), fmt(worst),
                          f"{math.log10(TRACE_TOL / worst):.1f}" if good.size else "-",
+                         fmt(float(np.nanmax(ratio)) if good.size else math.nan),
                          f"{len(verdicts) - uncert}/{len(verdicts)}", failed, mfail])
     print("1. Complete witness sets: trace residual of each pencil (pencils with a failed path "
           "left out of min/median/max)")
     table(rows, ["fiber", "base slice", "(dim, degree)", "tests", "pencils", "min", "median",
-                 "max", "log10(TOL/max)", "certified", "failed paths", "move failed"])
+                 "max", "log10(TOL/max)", "max residual/noise", "certified", "failed paths",
+                 "move failed"])
 
     # ------------------------------------------------------------------ 2. proper subsets
     rows, single = [], {k: math.inf for k in SLICES}
@@ -242,7 +252,7 @@ def main() -> int:
     one_pencil_pass = one_pencil_old = n_single = 0
     for name, comps, _ in per_case:
         for kind in SLICES:
-            sub, verdicts, failed = collect(comps, kind, full=False)
+            sub, verdicts, failed, _ = collect(comps, kind, full=False)
             if not len(sub):
                 continue
             both = ~np.isnan(sub).any(axis=1)
@@ -291,6 +301,10 @@ def main() -> int:
           f"TRACE_TOL; {n_sets} witness sets, {n_tests} tests, {len(all_full)} fully tracked "
           f"pencils, min {min(all_full):.1e}, median {np.median(all_full):.1e}; "
           f"{n_failed_tests} tests with failed paths)")
+    q = max(all_ratio) if all_ratio else math.nan
+    print(f"complete sets: max residual / rounding noise {q:.2f} (noise_factor "
+          f"{DEFAULT.trace.noise_factor:g}: margin {DEFAULT.trace.noise_factor / q:.0f}x; above "
+          f"it a pencil is refined at {DEFAULT.trace.refine_digits} digits)")
     print(f"proper subsets: min two-pencil residual {two_min:.1e} ({two_min / TRACE_TOL:.1e}x "
           f"above TRACE_TOL; {n_sub} subset tests, {n_sub_cert} certified)")
     print(f"total {time.perf_counter() - t_start:.0f} s")

@@ -4,8 +4,8 @@ import pytest
 
 from witness import PolynomialSystem, WitnessSet, monodromy, trace_test
 from witness import distinct
-from witness.tracking import random_gamma, track_slices
-from witness.trace import TRACE_FAIL, TRACE_TOL, trace_residual, trace_verdict
+from witness.tracking import newton_on_slice, random_gamma, track_slices
+from witness.trace import TRACE_FAIL, TRACE_TOL, trace_noise, trace_residual, trace_verdict
 from witness.witness_set import random_complex
 
 XYZ = PolynomialSystem.from_strings(["x*y*z - 1"])     # a cubic surface (degree 3, irreducible)
@@ -61,6 +61,74 @@ def test_trace_verdict_rule():
     assert trace_verdict([1e-16, 1e-16], failed=1).verdict is None
     r = trace_verdict([1e-16, 1e-14])
     assert r.residual == 1e-14 and r.margin == pytest.approx(3) and r.residuals == (1e-16, 1e-14)
+
+
+def test_trace_verdict_noise_rule():
+    """A residual below TRACE_TOL passes only within noise_factor (10) of its rounding noise;
+    above it is undecided in double precision and False when it was computed from values
+    refined to 30 digits (a nonlinearity the values resolve)."""
+    assert trace_verdict([1e-15, 2e-15], noises=[1e-15, 1e-15]).verdict is True
+    assert trace_verdict([1e-13, 1e-15], noises=[1e-16, 1e-15]).verdict is None
+    r = trace_verdict([1e-13, 1e-15], noises=[1e-31, 1e-15], digits=[30, 16])
+    assert r.verdict is False and r.digits == (30, 16) and r.to_json()["noises"][0] == 1e-31
+    assert trace_verdict([1e-30, 1e-15], noises=[1e-31, 1e-15], digits=[30, 16]).verdict
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_trace_noise_bounds_the_rounding_error(seed):
+    """Moving every value x by its accuracy estimate a (1 + |x|), in any direction, changes the
+    residual's deviation by at most trace_noise times the scale (the bound's derivation)."""
+    rng = np.random.default_rng(seed)
+    ts = (0j, complex(np.exp(2j * np.pi * rng.random())),
+          complex(-np.exp(2j * np.pi * rng.random())))
+    vals = [random_complex(rng, 5, 3) * 10 ** rng.uniform(-2, 2) for _ in range(3)]
+    accs = [10 ** rng.uniform(-16, -10, 5) for _ in range(3)]
+    noise = trace_noise(vals, ts, accs)
+    scale = sum(np.linalg.norm(v, axis=1).sum() for v in vals)
+    lam = (ts[2] - ts[0]) / (ts[1] - ts[0])
+    dev = lambda V: V[2].sum(0) - V[0].sum(0) - lam * (V[1].sum(0) - V[0].sum(0))  # noqa
+    for _ in range(20):
+        moved = []
+        for v, a in zip(vals, accs):
+            d = random_complex(rng, *v.shape)
+            d *= (a * (1 + np.linalg.norm(v, axis=1)) / np.linalg.norm(d, axis=1))[:, None]
+            moved.append(v + d)
+        assert np.linalg.norm(dev(moved) - dev(vals)) / scale <= noise * (1 + 1e-9)
+
+
+NEARLY_REDUCIBLE = PolynomialSystem.from_strings(["x^3*y - 1e-12*z^4"])
+
+
+def test_a_proper_subset_of_a_nearly_reducible_surface_fails_at_30_digits():
+    """x^3 y - 1e-12 z^4 is irreducible (linear in y, gcd(x^3, z^4) = 1) of degree 4, within
+    1e-12 of the planes x = 0 (three times) and y = 0. Its witness point far from x = 0 alone
+    has a trace that is affine to ~1e-13 (below TRACE_TOL), but 1000x above its rounding
+    noise: refined at 30 digits the nonlinearity stays, so the subset fails; the whole set
+    passes in double precision."""
+    rng = np.random.default_rng(7)
+    A, b = random_complex(rng, 2, 3), random_complex(rng, 2)
+    p0 = np.linalg.lstsq(A, b, rcond=None)[0]
+    d = np.linalg.svd(A)[2][-1].conj()                     # the slice is the line p0 + s d
+    quartic = (np.poly1d([d[0], p0[0]]) ** 3 * np.poly1d([d[1], p0[1]])
+               - 1e-12 * np.poly1d([d[2], p0[2]]) ** 4)
+    P = p0[None, :] + np.roots(quartic.coeffs)[:, None] * d[None, :]
+    P = newton_on_slice(NEARLY_REDUCIBLE, A, b, P)[0]
+    assert np.all(NEARLY_REDUCIBLE.residual(P) < 1e-12)
+    W = WitnessSet(NEARLY_REDUCIBLE, NEARLY_REDUCIBLE, 2, A, b, P)
+    far = int(np.argmax(np.abs(W.points[:, 0])))
+    full, sub = trace_test(W, seed=3, groups=[list(range(4)), [far]])
+    assert full.verdict is True and full.digits == (16, 16), full
+    assert sub.verdict is False and 30 in sub.digits, sub
+    assert min(sub.residuals) < TRACE_TOL                 # the old rule would have passed it
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_nearly_reducible_surface_is_never_certified_reducible(seed):
+    """decompose of x^3 y - 1e-12 z^4: seed 0 was certified as two components of degree 1 and
+    3 (residuals 1.8e-13 and 3.9e-14 below TRACE_TOL). Certified now means degree 4."""
+    from witness.decompose import decompose
+    D = decompose(NEARLY_REDUCIBLE, seed=seed)
+    assert not D.certified or D.degrees() == {2: [4]}, D
 
 
 def test_monodromy_result_reports_both_pencils():

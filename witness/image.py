@@ -88,8 +88,9 @@ from .program import ProgramBuilder, emit_program
 from .program_system import ProgramSystem
 from .rank import numerical_rank
 from .system import PolynomialSystem
-from .trace import TraceTestResult, random_pencil, trace_residual, trace_verdict
-from .tracking import TrackResult, random_gamma, track_slices
+from .trace import (TraceTestResult, decide, pencil_linear, random_pencil, refined_residual,
+                    trace_noise, trace_residual, trace_verdict, verdict_of)
+from .tracking import TrackResult, newton_on_slice, random_gamma, track_slices
 from .witness_set import random_complex
 
 EXTRA_COORDINATES = 2    # q = k + 2 image coordinates after the random projection
@@ -496,6 +497,11 @@ class _Run:
             parts.append(tr)
         return parts[0] if len(parts) == 1 else _concatenate(parts)
 
+    def w_scale(self, Z: np.ndarray, accuracy) -> np.ndarray:
+        """Raw accuracies (relative to 1 + |z|, not floored; NaN as inf) on the w scale."""
+        a = np.nan_to_num(np.asarray(accuracy, float).reshape(len(Z)), nan=np.inf)
+        return a * (1 + np.linalg.norm(Z, axis=1)) / (1 + np.linalg.norm(Z[:, self.n:], axis=1))
+
     def w_errors(self, Z: np.ndarray, accuracy) -> np.ndarray:
         """Newton error estimates (relative to 1 + |z|) converted to the w-coordinates' scale
         (relative to 1 + |w|): |dw| ≤ |dz| = e (1 + |z|)."""
@@ -578,7 +584,9 @@ class _Pencil:
         self.v = np.concatenate([np.zeros(run.n - run.k, complex), size * v])
         self.gamma = random_gamma(run.rng)
         self.values = [np.zeros((0, run.q), complex) for _ in range(3)]
+        self.points = [np.zeros((0, run.n + run.q), complex) for _ in range(3)]
         self.err = [np.zeros(0) for _ in range(3)]
+        self.acc = [np.zeros(0) for _ in range(3)]   # raw, on the w scale (trace_noise)
         self.ok = np.zeros(0, bool)
         self.draws += 1
 
@@ -593,9 +601,12 @@ class _Pencil:
         if not self.base:
             tr = run.track(self.A_base, self.b_base, self.A, self.b, Z, self.reach,
                            reroute=False)
-            Z, ok = tr.endpoints, tr.ok.copy()
+            Z, ok, acc0 = tr.endpoints, tr.ok.copy(), tr.accuracy
             err0 = run.w_errors(Z, tr.accuracy)
-        vals, errs = [Z[:, run.n:]], [err0]
+        else:          # the representatives' own accuracy: Newton on the slice
+            Z, acc0 = newton_on_slice(run.G, self.A, self.b, Z, iterations=2,
+                                      options=run.options)
+        vals, errs, pts, accs = [Z[:, run.n:]], [err0], [Z], [run.w_scale(Z, acc0)]
         p = len(Z)                          # both translates in one batch, one fixed gamma
         targets = np.stack([self.b + t * self.v for t in self.ts[1:]])
         tr = run.track(self.A, self.b, np.stack([self.A, self.A]), targets, np.vstack([Z, Z]),
@@ -603,12 +614,16 @@ class _Pencil:
         for j in (0, 1):
             part = slice(j * p, (j + 1) * p)
             vals.append(tr.endpoints[part, run.n:])
+            pts.append(tr.endpoints[part])
             errs.append(run.w_errors(tr.endpoints[part], tr.accuracy[part]))
+            accs.append(run.w_scale(tr.endpoints[part], tr.accuracy[part]))
             ok &= tr.ok[part]
         ok &= ~self._collides(vals, errs)
         for j in range(3):
             self.values[j] = np.vstack([self.values[j], vals[j]])
+            self.points[j] = np.vstack([self.points[j], pts[j]])
             self.err[j] = np.concatenate([self.err[j], errs[j]])
+            self.acc[j] = np.concatenate([self.acc[j], accs[j]])
         self.ok = np.concatenate([self.ok, ok])
 
     def _collides(self, vals, errs) -> np.ndarray:
@@ -626,21 +641,31 @@ class _Pencil:
     def residual(self) -> float:
         return trace_residual(self.values, self.ts)
 
+    def decided(self) -> tuple[float, float, int]:
+        """``witness.trace.decide`` of this pencil (the w-values' rounding noise; refined on
+        the graph system and the pencil's slices)."""
+        run = self.run
+        slices = [(self.A, self.b + t * self.v) for t in self.ts]
+        refine = lambda: refined_residual(run.G, slices, self.points, self.ts,  # noqa: E731
+                                          run.options.trace.refine_digits, slice(run.n, None))
+        return decide(self.residual(), trace_noise(self.values, self.ts, self.acc),
+                      not self.ok.all(), refine, run.options)
+
 
 def _trace(pencils: list[_Pencil], opts: Options) -> TraceTestResult:
     """Two-pencil linear trace test of all representatives (the confirmation pencil only when
     the base pencil passes; a pencil with failed paths is redrawn, at most MAX_PENCIL_DRAWS)."""
-    residuals, failed = [], 0
+    parts, failed = [], 0
     for pen in pencils:
         pen.compute()
         if not pen.ok.all() and pen.draws < MAX_PENCIL_DRAWS:
             pen.draw()
             pen.compute()
-        residuals.append(pen.residual())
+        parts.append(pen.decided())
         failed += int((~pen.ok).sum())
-        if failed or not residuals[-1] < opts.trace.tol:
+        if failed or not pencil_linear(parts[-1], opts):
             break
-    return trace_verdict(residuals, failed, opts)
+    return verdict_of(parts, failed, opts)
 
 
 def _start(run: _Run, z0: np.ndarray) -> tuple[np.ndarray, np.ndarray, str]:

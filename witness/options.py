@@ -144,14 +144,25 @@ class TraceOptions:
         the verdict depends on the set of values, not on which point went where). Why: on the
         (2,2,2)/(1,1) deep fiber, seed 2, 1-8 of the 288 reach paths of each confirmation
         pencil failed (10 draws, 153 of 273 s).
+    noise_factor : a pencil counts as linear only when its residual is also at most this times
+        its rounding noise (``witness.trace.trace_noise``: the error its values carry by their
+        Newton accuracy estimates). A residual below ``tol`` but above that is a nonlinearity
+        the values resolve; it is decided again at ``refine_digits`` digits (the values refined
+        by Newton in mpmath): linear there passes, nonlinear there fails, unrefinable is
+        undecided. Why: x^3 y - 1e-12 z^4 (irreducible) was certified as two components of
+        degree 1 and 3 (residuals 1.8e-13 and 3.9e-14 < tol, from values accurate to ~3e-16:
+        numerically nearly the planes x = 0 and y = 0).
     """
     tol: float = 1e-11
     fail_above: float = 1e-5
     pencils: int = 2
     retracks: int = 4
+    noise_factor: float = 10.0
+    refine_digits: int = 30
 
     def __post_init__(self):
-        _check_positive(self, ("tol", "fail_above", "pencils"))
+        _check_positive(self, ("tol", "fail_above", "pencils", "noise_factor",
+                               "refine_digits"))
         if self.retracks < 0:
             raise ValueError("retracks must be >= 0")
         if not self.tol < self.fail_above:

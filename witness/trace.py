@@ -20,6 +20,18 @@ measured); failed paths there are rerouted, then tracked again with gamma turned
 (``Pencil._retrack``: the verdict depends on the set of values on each slice, not on which point
 went where), and a pencil with paths still failed is redrawn.
 
+**Rounding noise.** A residual below the tolerance is not yet linearity: a proper subset of a
+variety that is nearly reducible at the slice's scale has a trace that is affine up to the
+size of the perturbation (x^3 y - 1e-12 z^4, irreducible, is within 1e-12 of the planes x = 0
+and y = 0; its far witness point alone had residuals 1.8e-13 and 1.2e-13 and was certified a
+component of degree 1). So each pencil's residual is compared with its rounding noise
+(``trace_noise``: the error the values carry by their Newton accuracy estimates, there
+~3e-16): a residual above ``TraceOptions.noise_factor`` times the noise is a nonlinearity the
+values resolve, and the pencil is decided again at ``TraceOptions.refine_digits`` digits
+(``Pencil.refined``: every value refined by Newton in mpmath on its slice, the residual
+recomputed): linear there (residual within noise_factor of the 30-digit noise) passes, still
+nonlinear fails, a value that does not refine leaves the test undecided.
+
 ``Pencil`` is the one implementation of a pencil: it caches the values of every point (by
 index), so monodromy can test growing point sets without tracking a point twice; the paths of a
 pencil use fixed gammas, so a point's values do not depend on when it is computed (except a
@@ -35,11 +47,13 @@ import numpy as np
 
 from . import distinct
 from .options import DEFAULT, Options, resolve
-from .tracking import TrackResult, random_gamma, track_slices
+from .tracking import TrackResult, newton_on_slice, random_gamma, track_slices
 
+DOUBLE_DIGITS = 16   # digits of a residual computed from double-precision values
 TRACE_TOL = DEFAULT.trace.tol                 # aliases of the one definition (options)
 TRACE_FAIL = DEFAULT.trace.fail_above
 TRACE_PENCILS = DEFAULT.trace.pencils
+REFINE_MOVE = 1e-8   # relative: a refined trace value farther from its double value is refused
 RETRACK_TURN = 0.02  # radians: gamma of a re-tracked pencil path (``Pencil._retrack``)
 
 
@@ -53,6 +67,9 @@ class TraceTestResult:
         otherwise.
     residual : the largest of ``residuals`` (one per pencil done); margin = log10(tolerance /
         residual) (> 0 passes); failed_paths; pencils_required.
+    noises : per pencil, the rounding noise of its residual (``trace_noise``; empty when not
+        known); digits : per pencil, the digits its residual was computed with (16: double;
+        ``TraceOptions.refine_digits`` after refinement, module docstring).
     """
     verdict: bool | None
     residual: float
@@ -61,6 +78,8 @@ class TraceTestResult:
     fail_above: float = TRACE_FAIL
     residuals: tuple[float, ...] = ()
     pencils_required: int = TRACE_PENCILS
+    noises: tuple[float, ...] = ()
+    digits: tuple[int, ...] = ()
 
     @property
     def margin(self) -> float:
@@ -70,22 +89,33 @@ class TraceTestResult:
         return {"verdict": self.verdict, "residual": self.residual, "tolerance": self.tolerance,
                 "fail_above": self.fail_above, "margin": self.margin,
                 "failed_paths": self.failed_paths, "residuals": list(self.residuals),
-                "pencils_required": self.pencils_required}
+                "pencils_required": self.pencils_required, "noises": list(self.noises),
+                "digits": list(self.digits)}
 
 
-def trace_verdict(residuals, failed: int = 0, options: Options | None = None) -> TraceTestResult:
+def trace_verdict(residuals, failed: int = 0, options: Options | None = None,
+                  noises=None, digits=None) -> TraceTestResult:
     """Verdict from the residuals of the pencils done so far (a float counts as one pencil) and
-    the number of failed paths (``TraceOptions``)."""
+    the number of failed paths (``TraceOptions``). With ``noises`` (one per pencil, from
+    ``trace_noise``) a pencil whose residual exceeds ``noise_factor`` times its noise is
+    nonlinear: the verdict is undecided, or False when that residual was computed with more
+    than DOUBLE_DIGITS digits (``digits``, one per pencil; default 16: refined values resolve
+    the nonlinearity, module docstring)."""
     t = resolve(options).trace
     res = (float(residuals),) if np.isscalar(residuals) else tuple(float(r) for r in residuals)
+    noise = tuple(float(v) for v in (noises or ()))
+    digs = tuple(int(d) for d in (digits or ())) or (DOUBLE_DIGITS,) * len(noise)
     r = max(res) if res else math.nan
     kw = dict(tolerance=t.tol, fail_above=t.fail_above, residuals=res,
-              pencils_required=t.pencils)
+              pencils_required=t.pencils, noises=noise, digits=digs if noise else ())
     if failed:
         return TraceTestResult(None, r, failed, **kw)
     if r > t.fail_above:
         return TraceTestResult(False, r, 0, **kw)
-    if len(res) >= t.pencils and r < t.tol:
+    nonlinear = [d for rj, nj, d in zip(res, noise, digs) if rj > t.noise_factor * nj]
+    if any(d > DOUBLE_DIGITS for d in nonlinear):
+        return TraceTestResult(False, r, 0, **kw)
+    if len(res) >= t.pencils and r < t.tol and not nonlinear:
         return TraceTestResult(True, r, 0, **kw)
     return TraceTestResult(None, r, 0, **kw)
 
@@ -98,6 +128,72 @@ def trace_residual(values, ts) -> float:
     dev = np.linalg.norm(s[2] - s[0] - lam * (s[1] - s[0]))
     scale = sum(np.linalg.norm(v, axis=1).sum() for v in values)
     return float(dev / scale) if scale > 0 else 0.0
+
+
+def _combination(ts) -> tuple[complex, complex, complex]:
+    """(c0, c1, c2): the residual's deviation is c0 s(0) + c1 s(t1) + c2 s(t2)."""
+    lam = (ts[2] - ts[0]) / (ts[1] - ts[0])
+    return lam - 1, -lam, 1.0
+
+
+def trace_noise(values, ts, accuracies, floor: float = float(np.finfo(float).eps)) -> float:
+    """Rounding noise of ``trace_residual(values, ts)``: a value x whose accuracy estimate is a
+    (relative to 1 + |x|: the last Newton correction, at least ``floor``; NaN counts as inf) is
+    within a (1 + |x|) of its point, so the deviation is off by at most
+    sum_t |c_t| sum_i a_i(t) (1 + |x_i(t)|) (c_t the coefficients of s(t) in it), divided by
+    the residual's scale [derived from its formula]. values: three (p, n) arrays; accuracies:
+    three (p,) arrays."""
+    err = 0.0
+    for c, v, a in zip(_combination(ts), values, accuracies):
+        a = np.maximum(np.nan_to_num(np.asarray(a, float), nan=np.inf), floor)
+        err += abs(c) * float(np.sum(a * (1 + np.linalg.norm(v, axis=1))))
+    scale = sum(np.linalg.norm(v, axis=1).sum() for v in values)
+    return err / scale if scale > 0 else 0.0
+
+
+def refined_residual(system, slices, values, ts, digits: int, coords: slice = slice(None)):
+    """(residual, noise) of the trace of ``values`` recomputed at ``digits`` digits, or None
+    when a value does not refine: each value (rows of values[j], (p, n)) refined by Newton in
+    mpmath (``witness.refine``) on [system; A_j x = b_j] (slices[j] = (A_j, b_j)); the residual
+    from the refined values in mpmath, on the coordinates ``coords`` (the traced ones); the
+    noise by ``trace_noise`` with the refinement's last corrections, floored at 10^-digits. A
+    value that moves by more than REFINE_MOVE (relative) is not refined: Newton left the root
+    the double-precision value approximated."""
+    import mpmath
+
+    from .refine import refine
+    refined = []
+    for (A, b), V in zip(slices, values):
+        R = refine(system, V, digits, slice_A=A, slice_b=b)
+        moved = np.linalg.norm(R.points - V, axis=1) / (1 + np.linalg.norm(V, axis=1))
+        if not R.converged.all() or not np.all(moved <= REFINE_MOVE):
+            return None
+        refined.append(R)
+    cols = range(values[0].shape[1])[coords]
+    with mpmath.workdps(digits + 10):
+        sums = [[mpmath.fsum(x[c] for x in R.points_mp) for c in cols] for R in refined]
+        c = [mpmath.mpc(v) for v in _combination(ts)]
+        dev = mpmath.sqrt(mpmath.fsum(abs(c[0] * a + c[1] * b + c[2] * d) ** 2
+                                      for a, b, d in zip(*sums)))
+        scale = mpmath.fsum(mpmath.sqrt(mpmath.fsum(abs(x[j]) ** 2 for j in cols))
+                            for R in refined for x in R.points_mp)
+        residual = float(dev / scale) if scale > 0 else 0.0
+    noise = trace_noise([R.points[:, coords] for R in refined], ts,
+                        [R.corrections for R in refined], floor=10.0 ** -digits)
+    return residual, noise
+
+
+def decide(residual: float, noise: float, failed: bool, refined: Callable,
+           options: Options | None = None) -> tuple[float, float, int]:
+    """(residual, noise, digits) of one pencil: as computed in double precision, or
+    ``refined()`` (a (residual, noise) pair at ``TraceOptions.refine_digits`` digits, or None)
+    when the residual is below the tolerance but above noise_factor times its noise (module
+    docstring); with failed paths, or when refining fails, the double-precision values."""
+    t = resolve(options).trace
+    if failed or not t.noise_factor * noise < residual < t.tol:
+        return residual, noise, DOUBLE_DIGITS
+    hp = refined()
+    return (residual, noise, DOUBLE_DIGITS) if hp is None else (*hp, t.refine_digits)
 
 
 def random_pencil(rng: np.random.Generator, dim: int):
@@ -145,6 +241,7 @@ class Pencil:
         self.gammas = (random_gamma(rng), random_gamma(rng))
         self.values = [np.zeros((count, n), complex) for _ in range(3)]
         self.err = [np.zeros(count) for _ in range(3)]
+        self.acc = [np.zeros(count) for _ in range(3)]     # raw accuracies (trace_noise)
         self.ok = np.zeros(count, bool)
         self.done = np.zeros(count, bool)
         self.draws += 1
@@ -155,6 +252,7 @@ class Pencil:
             n = self.W.system.n_vars
             self.values = [np.vstack([v, np.zeros((extra, n), complex)]) for v in self.values]
             self.err = [np.concatenate([e, np.zeros(extra)]) for e in self.err]
+            self.acc = [np.concatenate([a, np.zeros(extra)]) for a in self.acc]
             self.ok = np.concatenate([self.ok, np.zeros(extra, bool)])
             self.done = np.concatenate([self.done, np.zeros(extra, bool)])
 
@@ -172,9 +270,13 @@ class Pencil:
             moved = track(W.slice_A, W.slice_b, self.A, self.b, P, self.reach_gamma)
             P0, P, ok = P, moved.endpoints.copy(), moved.ok.copy()
             err0 = distinct.error_estimates(moved.accuracy, len(todo), pts)
+            acc0 = np.array(moved.accuracy, float)
             self._retrack(track, (W.slice_A, W.slice_b, self.A, self.b), self.reach_gamma, P0,
-                          P, err0, ok)
-        vals, errs = [P], [err0]
+                          P, err0, ok, acc=acc0)
+        else:          # the points' own accuracy: one Newton step on the slice (no tracking)
+            P, acc0 = newton_on_slice(W.square, self.A, self.b, P, iterations=2,
+                                      options=self.options)
+        vals, errs, accs = [P], [err0], [acc0]
         # only points that reached the pencil's slice start its legs: the endpoint of a failed
         # reach path is not a solution, and its leg path collided with good ones (measured on
         # the (2,2,2) fiber, seed 2: 5-10 failed reach paths per draw of 288 made 8-14 leg
@@ -189,23 +291,27 @@ class Pencil:
             e, leg_ok = distinct.error_estimates(acc, len(todo), pts), np.zeros(len(todo), bool)
             leg_ok[start] = tr.ok
             self._retrack(track, (self.A, self.b, self.A, self.b + t * self.v), g, P, V, e,
-                          leg_ok, start)
+                          leg_ok, start, acc=acc)
             vals.append(V)
             errs.append(e)
+            accs.append(acc)
             ok &= leg_ok
         vals = [np.where(np.isfinite(v), v, 0) for v in vals]
         ok &= ~self._collides(vals, errs)
         for j in range(3):
             self.values[j][todo] = vals[j]
             self.err[j][todo] = errs[j]
+            self.acc[j][todo] = accs[j]
         self.ok[todo] = ok
         self.done[todo] = True
 
     def _retrack(self, track: Tracker, slices, gamma: complex, P0: np.ndarray, E: np.ndarray,
-                 err: np.ndarray, ok: np.ndarray, among: np.ndarray | None = None) -> None:
+                 err: np.ndarray, ok: np.ndarray, among: np.ndarray | None = None,
+                 acc: np.ndarray | None = None) -> None:
         """Track the failed paths of one batch again with gamma turned by +RETRACK_TURN,
         then -RETRACK_TURN radians (``TraceOptions.retracks`` attempts in all), from P0's rows
-        to the slices' target; a new endpoint is kept (E, err, ok updated in place) only if it
+        to the slices' target; a new endpoint is kept (E, err, ok, acc: the raw accuracies,
+        updated in place) only if it
         is DIFFERENT from every other endpoint of the batch that is kept. ``among``: the rows
         that were tracked (default all).
 
@@ -243,6 +349,8 @@ class Pencil:
                     if (C != distinct.DIFFERENT).any():
                         continue
                 E[i], err[i], ok[i] = tr.endpoints[j], e_new[j], True
+                if acc is not None:
+                    acc[i] = tr.accuracy[j]
             self.retracked += len(bad)
 
     def _collides(self, vals, errs) -> np.ndarray:
@@ -265,6 +373,25 @@ class Pencil:
         k = self.W.info.get("project_to")
         return trace_residual([v[idx][:, :k] for v in self.values], self.ts)
 
+    def noise(self, idx: np.ndarray) -> float:
+        """``trace_noise`` of ``residual(idx)``."""
+        k = self.W.info.get("project_to")
+        return trace_noise([v[idx][:, :k] for v in self.values], self.ts,
+                           [a[idx] for a in self.acc])
+
+    def refined(self, idx: np.ndarray) -> tuple[float, float] | None:
+        """``refined_residual`` of the points idx (their values refined on this pencil's
+        slices at ``TraceOptions.refine_digits`` digits), or None if one does not refine."""
+        slices = [(self.A, self.b + t * self.v) for t in self.ts]
+        return refined_residual(self.W.square, slices, [v[idx] for v in self.values], self.ts,
+                                self.options.trace.refine_digits,
+                                slice(self.W.info.get("project_to")))
+
+    def decided(self, idx: np.ndarray) -> tuple[float, float, int]:
+        """``decide`` for the points idx."""
+        return decide(self.residual(idx), self.noise(idx), self.failed(idx) > 0,
+                      lambda: self.refined(idx), self.options)
+
 
 def slice_tracker(W, method: str = "numpy", options: Options | None = None,
                   on_result: Callable[[TrackResult], None] | None = None) -> Tracker:
@@ -286,10 +413,9 @@ def test_groups(pencils, X, err, groups, track: Tracker, options: Options | None
     most max_redraws times in this call; a later call may redraw again); failed paths leave the
     verdict undecided."""
     out = []
-    tol = resolve(options).trace.tol
     for g in groups:
         c = np.asarray(g, int)
-        residuals, failed = [], 0
+        parts, failed = [], 0
         for pen in pencils:
             pen.compute(X, err, c, track)
             for _ in range(max_redraws):
@@ -297,12 +423,25 @@ def test_groups(pencils, X, err, groups, track: Tracker, options: Options | None
                     break
                 pen.draw(len(X))
                 pen.compute(X, err, c, track)
-            residuals.append(pen.residual(c))
+            parts.append(pen.decided(c))
             failed += pen.failed(c)
-            if failed or not residuals[-1] < tol:
+            if failed or not pencil_linear(parts[-1], options):
                 break
-        out.append(trace_verdict(residuals, failed, options))
+        out.append(verdict_of(parts, failed, options))
     return out
+
+
+def pencil_linear(part: tuple[float, float, int], options: Options | None) -> bool:
+    """Does one pencil's (residual, noise, digits) pass (trace_verdict's rule)?"""
+    t = resolve(options).trace
+    return part[0] < t.tol and part[0] <= t.noise_factor * part[1]
+
+
+def verdict_of(parts: list[tuple[float, float, int]], failed: int,
+               options: Options | None = None) -> TraceTestResult:
+    """``trace_verdict`` of the (residual, noise, digits) of the pencils done (``decide``)."""
+    return trace_verdict([p[0] for p in parts], failed, options, [p[1] for p in parts],
+                         [p[2] for p in parts])
 
 
 def trace_test(W, *, seed=None, groups=None, options: Options | None = None,
@@ -345,10 +484,10 @@ def trace_test(W, *, seed=None, groups=None, options: Options | None = None,
     out = []
     for g in gs:                         # every group on every pencil (no early stop here)
         c = np.asarray(g, int)
-        residuals, failed = [], 0
+        parts, failed = [], 0
         for pen in pencils:
             pen.compute(W.points, err, c, track)
-            residuals.append(pen.residual(c))
+            parts.append(pen.decided(c))
             failed += pen.failed(c)
-        out.append(trace_verdict(residuals, failed, opt))
+        out.append(verdict_of(parts, failed, opt))
     return out[0] if groups is None else out
