@@ -105,6 +105,16 @@ def test_a_proper_subset_of_a_nearly_reducible_surface_fails_at_30_digits():
     has a trace that is affine to ~1e-13 (below TRACE_TOL), but 1000x above its rounding
     noise: refined at 30 digits the nonlinearity stays, so the subset fails; the whole set
     passes in double precision."""
+    W = nearly_reducible_witness_set()
+    far = int(np.argmax(np.abs(W.points[:, 0])))
+    full, sub = trace_test(W, seed=3, groups=[list(range(4)), [far]])
+    assert full.verdict is True and full.digits == (16, 16), full
+    assert sub.verdict is False and 30 in sub.digits, sub
+    assert min(sub.residuals) < TRACE_TOL                 # the old rule would have passed it
+
+
+def nearly_reducible_witness_set() -> WitnessSet:
+    """The 4 points of x^3 y - 1e-12 z^4 on a random line (roots of the quartic along it)."""
     rng = np.random.default_rng(7)
     A, b = random_complex(rng, 2, 3), random_complex(rng, 2)
     p0 = np.linalg.lstsq(A, b, rcond=None)[0]
@@ -114,12 +124,20 @@ def test_a_proper_subset_of_a_nearly_reducible_surface_fails_at_30_digits():
     P = p0[None, :] + np.roots(quartic.coeffs)[:, None] * d[None, :]
     P = newton_on_slice(NEARLY_REDUCIBLE, A, b, P)[0]
     assert np.all(NEARLY_REDUCIBLE.residual(P) < 1e-12)
-    W = WitnessSet(NEARLY_REDUCIBLE, NEARLY_REDUCIBLE, 2, A, b, P)
+    return WitnessSet(NEARLY_REDUCIBLE, NEARLY_REDUCIBLE, 2, A, b, P)
+
+
+def test_a_refinement_above_its_work_bound_leaves_the_test_undecided(monkeypatch):
+    """The far point of the nearly reducible surface again, with REFINE_MAX_WORK below the
+    cost of refining it: undecided (not passed, not failed)."""
+    import witness.trace as T
+    from witness.trace import system_size
+    assert system_size(NEARLY_REDUCIBLE) == 2
+    monkeypatch.setattr(T, "REFINE_MAX_WORK", 1)
+    W = nearly_reducible_witness_set()
     far = int(np.argmax(np.abs(W.points[:, 0])))
-    full, sub = trace_test(W, seed=3, groups=[list(range(4)), [far]])
-    assert full.verdict is True and full.digits == (16, 16), full
-    assert sub.verdict is False and 30 in sub.digits, sub
-    assert min(sub.residuals) < TRACE_TOL                 # the old rule would have passed it
+    (sub,) = trace_test(W, seed=3, groups=[[far]])
+    assert sub.verdict is None and sub.digits == (16, 16), sub
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

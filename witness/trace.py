@@ -30,7 +30,8 @@ component of degree 1). So each pencil's residual is compared with its rounding 
 values resolve, and the pencil is decided again at ``TraceOptions.refine_digits`` digits
 (``Pencil.refined``: every value refined by Newton in mpmath on its slice, the residual
 recomputed): linear there (residual within noise_factor of the 30-digit noise) passes, still
-nonlinear fails, a value that does not refine leaves the test undecided.
+nonlinear fails, a value that does not refine (or a refinement above REFINE_MAX_WORK) leaves
+the test undecided.
 
 ``Pencil`` is the one implementation of a pencil: it caches the values of every point (by
 index), so monodromy can test growing point sets without tracking a point twice; the paths of a
@@ -53,6 +54,11 @@ DOUBLE_DIGITS = 16   # digits of a residual computed from double-precision value
 TRACE_TOL = DEFAULT.trace.tol                 # aliases of the one definition (options)
 TRACE_FAIL = DEFAULT.trace.fail_above
 TRACE_PENCILS = DEFAULT.trace.pencils
+# refined_residual works only up to this cost: 3 p n size (p points, n unknowns, size = terms of
+# a PolynomialSystem or instructions of a program). Measured: mpmath Newton (3 iterations at 40
+# digits) takes ~1.2e-4 s per unit of n size and point: (2,1,2) fiber, n size 6450, 0.9 s per
+# point; (2,2,2), 180352, 18 s. 3e5 is ~40 s; above it the pencil stays undecided.
+REFINE_MAX_WORK = 3e5
 REFINE_MOVE = 1e-8   # relative: a refined trace value farther from its double value is refused
 RETRACK_TURN = 0.02  # radians: gamma of a re-tracked pencil path (``Pencil._retrack``)
 
@@ -158,10 +164,13 @@ def refined_residual(system, slices, values, ts, digits: int, coords: slice = sl
     from the refined values in mpmath, on the coordinates ``coords`` (the traced ones); the
     noise by ``trace_noise`` with the refinement's last corrections, floored at 10^-digits. A
     value that moves by more than REFINE_MOVE (relative) is not refined: Newton left the root
-    the double-precision value approximated."""
+    the double-precision value approximated. Work above REFINE_MAX_WORK: None without
+    refining."""
     import mpmath
 
     from .refine import refine
+    if 3 * len(values[0]) * system.n_vars * system_size(system) > REFINE_MAX_WORK:
+        return None
     refined = []
     for (A, b), V in zip(slices, values):
         R = refine(system, V, digits, slice_A=A, slice_b=b)
@@ -181,6 +190,14 @@ def refined_residual(system, slices, values, ts, digits: int, coords: slice = sl
     noise = trace_noise([R.points[:, coords] for R in refined], ts,
                         [R.corrections for R in refined], floor=10.0 ** -digits)
     return residual, noise
+
+
+def system_size(system) -> int:
+    """Terms of a PolynomialSystem, instructions of a ProgramSystem (the cost of one
+    evaluation)."""
+    if hasattr(system, "program"):
+        return len(system.program.code)
+    return sum(len(p) for p in system.polynomials)
 
 
 def decide(residual: float, noise: float, failed: bool, refined: Callable,
