@@ -18,13 +18,13 @@ smaller dimension), so
 
     deg Z = #{g ∈ G° : g·W0 ∈ L} / #Stab(W0),    Stab(W0) = {g ∈ G° : g·W0 = W0}  (finite)
 
-[derived]. Both sets are zero-dimensional schemes in the entries of G_i, C_i, λ_i and their
-inverses H_i, E_i, μ_i (unknowns, with G_i H_i = I, C_i E_i = I, λ_i μ_i = 1: the maps are
-polynomial of degree 3). Their lengths are `vdim(std(I))` in Singular over F_p, with L random
-over F_p; the count is the characteristic-0 count unless p or L is unlucky (then it is smaller
-or the scheme is not reduced, and two primes disagree), so the degree is reported only when
-the primes agree. No homotopy, no trace test, no floating point. Singular is not a dependency
-of numag: the script says so and exits 0 when it is absent (`apt-get install singular`).
+[derived]. Both sets are zero-dimensional schemes in the entries of G_i, λ_i, C_i and one more
+unknown e per factor with e det = 1 (inverses e adj, so the maps are polynomial). Their
+lengths are `vdim` of a Gröbner basis (`slimgb`) in Singular over F_p, with L random over F_p;
+the count is the characteristic-0 count unless p or L is unlucky (the unlucky L lie on a
+proper Zariski-closed set, finitely many p are bad reductions; no bound is claimed), so the
+degree is reported only when two primes with independent L agree. No homotopy, no trace test, no floating point. Singular is not a dependency of
+numag: the script says so and exits 0 when it is absent (`apt-get install singular`).
 """
 from __future__ import annotations
 
@@ -63,30 +63,48 @@ def _const(M) -> list[list[str]]:
     return [[f"({Fraction(v)})" for v in row] for row in np.asarray(M, dtype=object)]
 
 
+def _minor(M: list[list[str]], r: int, c: int) -> list[list[str]]:
+    return [[M[i][j] for j in range(len(M)) if j != c] for i in range(len(M)) if i != r]
+
+
+def _det(M: list[list[str]]) -> str:
+    """Determinant of a symbolic matrix by Laplace expansion (n <= 3 here)."""
+    if len(M) == 1:
+        return M[0][0]
+    return "+".join(f"({'-' if c % 2 else ''}1)*{M[0][c]}*({_det(_minor(M, 0, c))})"
+                    for c in range(len(M)))
+
+
+def _adj(M: list[list[str]]) -> list[list[str]]:
+    n = len(M)
+    if n == 1:
+        return [["1"]]
+    return [[f"({'-' if (r + c) % 2 else ''}1)*({_det(_minor(M, c, r))})" for c in range(n)]
+            for r in range(n)]
+
+
 def group(arch: Architecture) -> tuple[list[str], list[str], dict]:
-    """(variables, group equations, matrices) of G° with inverses (module docstring)."""
+    """(variables, group equations, matrices) of G°: per factor GL(n) the entries of C and one
+    more unknown e with e det C = 1, so that C^{-1} = e adj C is polynomial (module docstring;
+    n^2 + 1 unknowns and one equation per factor). Factors: G_i (a_i), λ_i (1), C_i (d_i)."""
     names, eqs, mats = [], [], {}
     blocks = [(f"g{i}", a) for i, a in enumerate(arch.ranks, 1)]
     blocks += [(f"l{i}", 1) for i in range(1, arch.depth + 1)]
     blocks += [(f"c{i}", arch.widths[i]) for i in range(1, arch.depth)]
     for p, n in blocks:
-        G, H = _mat(p, n, n), _mat(p + "inv", n, n)
-        names += [v for row in G + H for v in row]
-        mats[p], mats[p + "inv"] = G, H
-        for r in range(n):
-            for c in range(n):
-                s = "+".join(f"{G[r][k]}*{H[k][c]}" for k in range(n))
-                eqs.append(f"{s}-{int(r == c)}")
+        G, e = _mat(p, n, n), f"{p}e"
+        names += [v for row in G for v in row] + [e]
+        eqs.append(f"{e}*({_det(G)})-1")
+        mats[p], mats[p + "inv"] = G, [[f"{e}*{v}" for v in row] for row in _adj(G)]
     return names, eqs, mats
 
 
-def moved_weights(arch: Architecture, layers, mats: dict) -> list[str]:
-    """Entries of g·W0 (Architecture.pack order) as Singular matrix expressions."""
+def moved_weights(arch: Architecture, mats: dict) -> list[str]:
+    """Blocks of g·W0 (Architecture.pack order) as Singular matrix expressions."""
     out = []
-    for i, (Q, K, V) in enumerate(layers, 1):
-        E = f"E{i - 1}" if i > 1 else None
+    for i in range(1, arch.depth + 1):
+        right = f"*E{i - 1}" if i > 1 else ""
         lam, mu = mats[f"l{i}"][0][0], mats[f"l{i}inv"][0][0]
-        right = f"*{E}" if E else ""
         C = f"C{i}*" if i < arch.depth else ""
         out += [f"{lam}*G{i}*Q{i}{right}", f"transpose(H{i})*K{i}{right}",
                 f"{mu}*{C}V{i}{right}"]
@@ -112,7 +130,7 @@ def singular_script(arch: Architecture, layers, k: int, p: int, rng, target: str
         matrix(f"Q{i}", _const(Q))
         matrix(f"K{i}", _const(K))
         matrix(f"V{i}", _const(V))
-    blocks = moved_weights(arch, layers, mats)
+    blocks = moved_weights(arch, mats)
     base = [v for M in (m for layer in layers for m in layer) for v in
             np.asarray(M, dtype=object).ravel()]
     for j, expr in enumerate(blocks, 1):
@@ -128,7 +146,7 @@ def singular_script(arch: Architecture, layers, k: int, p: int, rng, target: str
             coef = rng.integers(1, p, len(entries))
             ideal.append("+".join(f"{int(c)}*{e}" for c, e in zip(coef, entries))
                          + f"-{int(rng.integers(1, p))}")
-    lines += [f"ideal I = {', '.join(ideal)};", "ideal J = std(I);",
+    lines += [f"ideal I = {', '.join(ideal)};", "ideal J = slimgb(I);",
               "print(string(dim(J)) + \" \" + string(vdim(J)));", "quit;"]
     return "\n".join(lines) + "\n"
 
