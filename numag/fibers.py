@@ -632,7 +632,7 @@ def balanced_point(arch: Architecture, layers: Sequence[LayerWeights]
     q, k, v = (_max_abs(M) for M in (Q, K, V))
     if 0 in (q, k, v):
         return list(layers), ""
-    lq, lk, lv = math.log2(q), math.log2(k), math.log2(v)
+    lq, lk, lv = _log2(q), _log2(k), _log2(v)
     e_s = round((lk - lq) / 2)                          # |sQ| ~ |K/s|
     e_mu = round((lv - (lq + lk) / 2) / 3)              # |μ K| ~ |V/μ²|
     e_t = -round((lq + lk + lv) / 3)                    # then all three ~ 1
@@ -649,8 +649,26 @@ def balanced_point(arch: Architecture, layers: Sequence[LayerWeights]
     return [out], note
 
 
-def _max_abs(M) -> float:
-    return float(max(abs(Fraction(x)) for row in M for x in row))
+def _max_abs(M) -> Fraction:
+    return max(abs(Fraction(x)) for row in M for x in row)
+
+
+def _log2(x: Fraction) -> float:
+    """log2 of a positive Fraction of any size (float(x) overflows beyond 1.8e308)."""
+    return math.log2(x.numerator) - math.log2(x.denominator)
+
+
+def check_double_range(arch: Architecture, layers: Sequence[LayerWeights]) -> None:
+    """ValueError naming the first weight whose modulus is outside the double range
+    [1e-300, 1e300] (0 allowed): tracking is in double precision."""
+    for i, layer in enumerate(layers, start=1):
+        for name, M in zip("QKV", layer):
+            for x in np.asarray(M, dtype=object).ravel():
+                a = abs(Fraction(x))
+                if a and not Fraction(1, 10 ** 300) <= a <= 10 ** 300:
+                    raise ValueError(f"layer {i} {name}: a weight of size ~1e"
+                                     f"{round(_log2(a) * math.log10(2))} is outside the double "
+                                     f"range 1e-300..1e300 the fiber is tracked in")
 
 
 # ----------------------------------------------------------------------------- computation
@@ -739,6 +757,7 @@ def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None,
     rng = np.random.default_rng(seed)
     layers = list(weights) if weights is not None else sample_point(arch, kind, seed)
     layers, rescaled = balanced_point(arch, layers)
+    check_double_range(arch, layers)
     fs = fiber_system(arch, layers, encoding)
     ptype = point_type(arch, layers)
     expected = expected_components(arch, layers, ptype, rng)

@@ -55,6 +55,7 @@ MULTIPLE_BELOW = 1e-45     # backward error of D at most this: D has a regular s
 CLUSTER_ABOVE = 1e-30      # backward error of D stalled at least this: no solution, a cluster
 ITERATIONS = 12            # Gauss-Newton steps at most (quadratic: 3-4 from a double point)
 STALL_RATIO = 0.5          # a step reducing the backward error by less than this: stalled
+PRECISION_STALL = 0.1      # a backward error that twice the digits reduce by less: stalled
 STARTS_PER_ROOT = 4        # Newton starts per expected root when resolving a cluster
 SEPARATION_FACTOR = 1e6    # two roots are distinct when |x - y| > this x their corrections
 FALLBACK_RADII = (1e-10, 1e-8, 1e-6)   # further start radii (relative) when those fail
@@ -164,13 +165,22 @@ def _mp_slice(A, b) -> tuple[list, list]:
     return A, b
 
 
-def gauss_newton_mp(P: list[MPPoly], y0, A=None, b=None, iterations: int = ITERATIONS):
-    """Gauss-Newton at the working precision on [P; A y - b] from y0 (the least backward error
-    reached is kept). Returns (y (list of mpc), backward error, last relative correction,
-    iterations, Jacobian at y, stalled): ``stalled`` when the iteration ended because a step
-    failed to reduce the backward error by a factor ``STALL_RATIO`` (no longer converging;
-    Newton converging linearly to a singular solution reduces it by 1/4 .. 1/e per step).
-    Call inside ``mpmath.workdps``."""
+def multiple_below(dps: int) -> float:
+    """MULTIPLE_BELOW for ``dps`` digits: 10^(-0.75 dps), 1e-45 at DPS = 60."""
+    return MULTIPLE_BELOW ** (dps / DPS)
+
+
+def gauss_newton_mp(P: list[MPPoly], y0, A=None, b=None, iterations: int = ITERATIONS,
+                    dps: int = DPS, stop_on_error: bool = True):
+    """Gauss-Newton at the working precision (``dps`` digits, which the caller set with
+    ``mpmath.workdps``) on [P; A y - b] from y0 (the least backward error reached is kept).
+    Returns (y (list of mpc), backward error, last relative correction, iterations, Jacobian at
+    y, stalled): ``stalled`` when the iteration ended because a step failed to reduce the
+    backward error by a factor ``STALL_RATIO`` (no longer converging; Newton converging
+    linearly to a singular solution reduces it by 1/4 .. 1/e per step). ``stop_on_error``
+    False: only a correction below 10^(5 - dps) stops early (a root of a tight cluster has a
+    small backward error well before it is accurate to its separation)."""
+    below = multiple_below(dps)
     y = [mpmath.mpc(complex(v).real, complex(v).imag) if not isinstance(v, mpmath.mpc) else v
          for v in y0]
     A, b = _mp_slice(A, b)
@@ -187,9 +197,9 @@ def gauss_newton_mp(P: list[MPPoly], y0, A=None, b=None, iterations: int = ITERA
         corr = mpmath.norm(dy) / (1 + mpmath.sqrt(sum(abs(v) ** 2 for v in y)))
         vals, J, sizes = _eval(P, y, A, b)
         err = _backward_error(vals, sizes)
-        if err < MULTIPLE_BELOW * 1e-5 or corr < mpmath.mpf(10) ** (-DPS + 5):
+        if (stop_on_error and err < below * 1e-5) or corr < mpmath.mpf(10) ** (-dps + 5):
             best = [y, err, corr, it, J] if err < best[1] else best
-            stalled = best[1] > MULTIPLE_BELOW    # a least-squares point, not a solution
+            stalled = best[1] > below             # a least-squares point, not a solution
             break
         if not err < STALL_RATIO * best[1]:
             stalled = True
@@ -217,18 +227,29 @@ def check_deflation(F: PolynomialSystem, steps, y, A=None, b=None) -> ClusterChe
     multiple
     cluster
     """
-    with mpmath.workdps(DPS):
-        P, N = mp_system(F), F.n_vars
-        for st in steps:
-            P = mp_step(P, N, st.B, st.h)
-            N += st.B.shape[1]
-        yb, err, corr, it, _, stalled = gauss_newton_mp(P, y, A, b)
-        err, corr = float(err), float(corr)
-        xb = np.array([complex(v) for v in yb[:F.n_vars]])
+    yb, err, corr, it, stalled = _deflated_gauss_newton(F, steps, y, A, b, DPS)
+    xb = np.array([complex(v) for v in yb[:F.n_vars]])
     if err <= MULTIPLE_BELOW:
-        return ClusterCheck("multiple", err, corr, it,
-                            f"the deflated system has a regular solution here: backward error "
-                            f"{err:.1e} <= {MULTIPLE_BELOW:.0e} at {DPS} digits")
+        # confirmed at more digits than the coefficients carry: a regular solution's backward
+        # error falls with the precision, a least-squares point's stays ((x - 1)^2 - 1e-50:
+        # 2.5e-51 at 60 digits, below MULTIPLE_BELOW; its roots 1 +- 1e-25 were one double root)
+        high = high_precision(F)
+        _, err2, _, _, stalled2 = _deflated_gauss_newton(F, steps, yb, A, b, high)
+        if err2 <= multiple_below(high):
+            return ClusterCheck("multiple", err, corr, it,
+                                f"the deflated system has a regular solution here: backward "
+                                f"error {err:.1e} <= {MULTIPLE_BELOW:.0e} at {DPS} digits, "
+                                f"{err2:.1e} at {high}")
+        if stalled2:
+            return ClusterCheck("cluster", err, corr, it,
+                                f"the deflated system has no solution here: backward error "
+                                f"{err:.1e} at {DPS} digits, but Gauss-Newton at {high} "
+                                f"digits stalls at {err2:.1e} (a cluster of roots, not one "
+                                f"multiple root)", dps=high)
+        return ClusterCheck("undecided", err, corr, it,
+                            f"multiple root or cluster undecided: backward error of the "
+                            f"deflated system {err:.1e} at {DPS} digits, {err2:.1e} at {high} "
+                            f"and still falling slowly", x=xb)
     if not stalled:
         return ClusterCheck("undecided", err, corr, it,
                             f"Gauss-Newton on the deflated system still converging linearly "
@@ -243,6 +264,27 @@ def check_deflation(F: PolynomialSystem, steps, y, A=None, b=None) -> ClusterChe
                         f"multiple root or cluster undecided: backward error of the deflated "
                         f"system {err:.1e} at {DPS} digits, between {MULTIPLE_BELOW:.0e} and "
                         f"{CLUSTER_ABOVE:.0e}")
+
+
+def high_precision(F: PolynomialSystem) -> int:
+    """Digits of the confirming run: 2 DPS, or DPS more than the longest exact coefficient
+    (numerator or denominator) has digits, so that a perturbation written into the
+    coefficients is resolved (1 - 1/10^80 needs 80)."""
+    longest = max((max(abs(c.numerator), c.denominator).bit_length() for p in F.polynomials
+                   for c in p.values() if isinstance(c, Fraction)), default=0)
+    return max(2 * DPS, int(longest * 0.30103) + 1 + DPS)
+
+
+def _deflated_gauss_newton(F: PolynomialSystem, steps, y, A, b, dps: int):
+    """(y (list of mpc), backward error, correction, iterations, stalled) of Gauss-Newton at
+    ``dps`` digits on the deflated system of ``steps`` rebuilt from F (module docstring)."""
+    with mpmath.workdps(dps):
+        P, N = mp_system(F), F.n_vars
+        for st in steps:
+            P = mp_step(P, N, st.B, st.h)
+            N += st.B.shape[1]
+        yb, err, corr, it, _, stalled = gauss_newton_mp(P, y, A, b, dps=dps)
+    return yb, float(err), float(corr), it, stalled
 
 
 @dataclass(frozen=True)
@@ -265,15 +307,17 @@ class ClusterResolution:
 
 
 def resolve_cluster(F: PolynomialSystem, centre, m: int, rng: np.random.Generator, A=None,
-                    b=None) -> ClusterResolution:
+                    b=None, dps: int = DPS) -> ClusterResolution:
     """The roots of [F; A x - b] near ``centre`` (n,), m paths ended there (module docstring).
     Starts: centre + rho u, u random complex unit vectors, rho = r^(1/m) x (1 + |centre|) x
-    {1, 1/10, 10}, r the backward error of F at the centre at DPS digits (a root of a cluster of
-    m roots whose polynomial is ~ r at the centre lies at a distance ~ r^(1/m) when the m-th
-    derivative is of the order of the coefficients)."""
+    {1, 1/10, 10}, r the backward error of F at the centre at ``dps`` digits (a root of a
+    cluster of m roots whose polynomial is ~ r at the centre lies at a distance ~ r^(1/m) when
+    the m-th derivative is of the order of the coefficients); ``dps``: that of the check that
+    called it a cluster (``ClusterCheck.dps``)."""
     n = F.n_vars
     c = np.asarray(centre, complex)
-    with mpmath.workdps(DPS):
+    below = multiple_below(dps)
+    with mpmath.workdps(dps):
         P = mp_system(F)
         Am = [] if A is None else [[mpmath.mpc(complex(a).real, complex(a).imag)
                                     for a in row] for row in np.atleast_2d(A)]
@@ -290,11 +334,15 @@ def resolve_cluster(F: PolynomialSystem, centre, m: int, rng: np.random.Generato
             for _ in range(STARTS_PER_ROOT * m):
                 tries += 1
                 u = rng.standard_normal(n) + 1j * rng.standard_normal(n)
-                y0 = c + rho * scale * u / np.linalg.norm(u)
-                y, err, corr, _, J, _ = gauss_newton_mp(P, y0, A, b, iterations=40)
-                if not err <= MULTIPLE_BELOW or not _full_rank_mp(J):
+                step = rho * scale * u / np.linalg.norm(u)     # in mpmath: 1 + 1e-25 is 1
+                y0 = [mpmath.mpc(z.real, z.imag) + mpmath.mpc(d.real, d.imag)
+                      for z, d in zip(c, step)]
+                y, err, corr, _, J, _ = gauss_newton_mp(P, y0, A, b, iterations=40, dps=dps,
+                                                        stop_on_error=False)
+                if not err <= below or not _full_rank_mp(J, dps):
                     continue
-                if all(_distance(y, z[0]) > SEPARATION_FACTOR * max(float(corr), z[2], 1e-50)
+                floor = 10.0 ** (10 - dps)
+                if all(_distance(y, z[0]) > SEPARATION_FACTOR * max(float(corr), z[2], floor)
                        for z in found):
                     found.append((y, float(err), float(corr)))
             if len(found) >= m:
@@ -303,7 +351,7 @@ def resolve_cluster(F: PolynomialSystem, centre, m: int, rng: np.random.Generato
     res = tuple(z[1] for z in found)
     cors = tuple(z[2] for z in found)
     ok = len(found) == m
-    why = (f"{len(found)} distinct simple roots found near the centre by Newton at {DPS} digits "
+    why = (f"{len(found)} distinct simple roots found near the centre by Newton at {dps} digits "
            f"({tries} starts at radius ~{rho:.1e}), {m} paths ended there"
            + ("" if ok else ": not resolved"))
     return ClusterResolution(roots, res, cors, ok, tries, why)
@@ -314,12 +362,12 @@ def _distance(y, z) -> float:
     return float(d / (1 + mpmath.sqrt(sum(abs(a) ** 2 for a in y))))
 
 
-def _full_rank_mp(J) -> bool:
-    """Full column rank of J at the working precision: smallest singular value above
-    10^(-DPS/2) of the largest (a simple root's Jacobian; relative)."""
+def _full_rank_mp(J, dps: int = DPS) -> bool:
+    """Full column rank of J at ``dps`` digits: smallest singular value above 10^(-dps/2) of
+    the largest (a simple root's Jacobian; relative)."""
     s = mpmath.svd_c(J, compute_uv=False)
     s = sorted((abs(v) for v in s), reverse=True)
-    return len(s) == J.cols and s[0] > 0 and s[-1] / s[0] > mpmath.mpf(10) ** (-DPS // 2)
+    return len(s) == J.cols and s[0] > 0 and s[-1] / s[0] > mpmath.mpf(10) ** (-dps // 2)
 
 
 # ----------------------------------------------------------------------------- regular zero?
@@ -358,6 +406,45 @@ def regular_zero_check(F: PolynomialSystem, x, A=None, b=None) -> tuple[bool, st
                + (f" (sigma^2 >= {RANK_MARGIN:.0e} x error: a regular zero)" if ok else
                   " (not shown regular)"))
     return bool(ok), why, xb
+
+
+# ----------------------------------------------------------------------------- at infinity?
+def homogenized_system(F: PolynomialSystem) -> PolynomialSystem:
+    """F homogenized with x0 FIRST: f_i(x) -> x0^deg f_i(x / x0) (n + 1 variables)."""
+    polys = []
+    for p in F.polynomials:
+        d = max((sum(e) for e in p), default=0)
+        polys.append({(d - sum(e),) + tuple(e): c for e, c in p.items()})
+    return PolynomialSystem(("x0_h",) + tuple(F.variables), tuple(polys))
+
+
+def finite_after_all(F: PolynomialSystem, z) -> tuple[np.ndarray | None, str]:
+    """Is the projective endpoint z = (x0, x) (n + 1,), called at infinity because |x0| / |z|
+    is tiny, a finite root of large modulus? Newton at DPS digits on [F^h; conj(z)·w = 1]
+    (F homogenized, the orthogonal patch) from z: when it converges quadratically to a point
+    with x0 != 0 (|x0| / |w| > 10^(10 - DPS)), x / x0 is the affine root, returned when it is
+    within the double range and a regular zero of F at DPS digits (``regular_zero_check``).
+    Returns (root (n,) complex or None, reason). Why: 1e-20 y^2 + y - 1, x - 1 has the regular
+    root (1, -1e20); the tracker's |x0| / |z| < 1e-8 rule called it at infinity and the solve
+    was complete: True with one root."""
+    from .refine import refine
+    z = np.asarray(z, complex)
+    H = homogenized_system(F)
+    R = refine(H, z, DPS - 10, slice_A=np.conj(z)[None, :], slice_b=np.ones(1))
+    if not R.converged[0]:
+        return None, (f"Newton on the homogenized system at {DPS} digits did not converge "
+                      f"(correction {R.corrections[0]:.1e})")
+    with mpmath.workdps(DPS):
+        w = R.points_mp[0]
+        size = mpmath.sqrt(sum(abs(v) ** 2 for v in w))
+        if abs(w[0]) <= size * mpmath.mpf(10) ** (10 - DPS):
+            return None, f"at infinity: x0 = {mpmath.nstr(abs(w[0]), 3)} at {DPS} digits"
+        x = [v / w[0] for v in w[1:]]
+        if max(abs(v) for v in x) > mpmath.mpf(10) ** 300:
+            return None, "a finite root beyond the double range (|x| > 1e300)"
+        xb = np.array([complex(v) for v in x])
+    ok, why, xr = regular_zero_check(F, xb)
+    return (xr, why) if ok else (None, f"x / x0 is not shown a regular zero: {why}")
 
 
 # ----------------------------------------------------------------------------- on F at all?

@@ -546,7 +546,7 @@ class _Builder:
         chk = defl.precise
         if chk is None or chk.verdict != "cluster":
             return []
-        res = resolve_cluster(self.F, p.x, p.k, self.rng, A=S.A, b=S.b)
+        res = resolve_cluster(self.F, p.x, p.k, self.rng, A=S.A, b=S.b, dps=chk.dps)
         if not res.resolved:
             return []
         p.x, p.acc, p.k, p.regular = res.roots[0], max(res.corrections[0], EPS), 1, True

@@ -370,12 +370,9 @@ class ImageResult:
                     f"{t.residual:.1e} < {t.tolerance:.0e}, {self.points_found} distinct image "
                     f"points")
         if self.certified is False:
-            return (f"trace test FAILED (residual {t.residual:.1e} > {t.fail_above:.0e}): "
-                    f"{self.points_found} points found are not all of Z ∩ L; stop: "
-                    f"{self.stop_reason}")
-        why = "no trace test" if t is None else (
-            f"{t.failed_paths} failed paths" if t.failed_paths else
-            f"residual {t.residual:.1e} on {len(t.residuals)} pencil(s)")
+            return (f"trace test FAILED ({t.reason}): {self.points_found} points found are not "
+                    f"all of Z ∩ L; stop: {self.stop_reason}")
+        why = "no trace test" if t is None else t.reason
         return f"undecided ({why}); stop: {self.stop_reason}"
 
     def to_json(self, points: bool = False) -> dict:

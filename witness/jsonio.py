@@ -42,18 +42,28 @@ def _real_from_json(v: Any, where: str) -> Fraction | float:
     if isinstance(v, bool) or v is None:
         raise ValueError(f"{where}: {v!r} is not a number")
     if isinstance(v, int):
-        return Fraction(v)
+        return _in_double_range(Fraction(v), v, where)
     if isinstance(v, float):
         if not np.isfinite(v):
             raise ValueError(f"{where}: {v!r} is not finite")
         return v
     if isinstance(v, str):
         try:
-            return Fraction(v.strip())
+            x = Fraction(v.strip())
         except (ValueError, ZeroDivisionError):
             raise ValueError(f"{where}: {v!r} is not a number (use a JSON number, an exact "
                              f"string such as \"-3/7\" or \"1.5e-3\", or [re, im])") from None
+        return _in_double_range(x, v, where)
     raise ValueError(f"{where}: {v!r} is not a number")
+
+
+def _in_double_range(x: Fraction, given: Any, where: str) -> Fraction:
+    """x, or ValueError when its modulus is outside [1e-300, 1e300] (0 allowed): the engine
+    tracks in double precision, where 1e400 overflows and 1e-400 is 0."""
+    if x and not Fraction(1, 10 ** 300) <= abs(x) <= 10 ** 300:
+        raise ValueError(f"{where}: {given!r} is outside the double-precision range "
+                         f"1e-300..1e300 (in modulus) the engine computes in")
+    return x
 
 
 def complex_from_json(v: Any, where: str = "value") -> complex:

@@ -58,7 +58,10 @@ def run_monodromy(sf: SystemFile, start: dict, source: str, seed: int | None,
 
 
 def _monodromy_text(r: MonodromySolveResult) -> list[str]:
-    done = {True: "complete", None: "completeness not decided", False: "incomplete"}
+    # monodromy never leaves the irreducible components of the solution variety through the
+    # start solutions (docs/monodromy-solve.md §3): "complete" is about those only
+    done = {True: "complete on the components through the start solutions",
+            None: "completeness not decided", False: "incomplete"}
     lines = [f"variables: {', '.join(r.variables)}",
              f"{len(r.solutions)} solutions ({done[r.complete]}: {r.stop_reason}); trace "
              f"residual {r.trace_residual:.1e}; {r.loops} loops, {r.paths_tracked} paths, "

@@ -57,7 +57,8 @@ import networkx as nx
 import numpy as np
 
 from . import distinct
-from .cluster import check_deflation, on_variety_check, regular_zero_check, resolve_cluster
+from .cluster import (check_deflation, finite_after_all, on_variety_check,
+                      regular_zero_check, resolve_cluster)
 from .deflation import EPS, DeflationResult, deflate
 from .dualspace import LocalStructure, local_structure, row_scales, scaled_rank
 from .homotopy import Homotopy, straight_line_homotopy, total_degree_start
@@ -237,6 +238,48 @@ def endpoint_status(F: PolynomialSystem, tr: TrackResult, options: Options
     return status, reasons
 
 
+# |f^top(d)| / sum |c| over f's top-degree terms, at a unit direction d, above which d is no
+# zero of f^top. Endpoints at infinity stop early and are rough (measured: the at-infinity
+# paths of the twisted cubic's dim-1 superset end with |x| ~ 1e-4 where x = 0: 1e-8 for x^2);
+# a large finite root gives O(1) (1e-20 y^2 at d = (0, 1): exactly 1).
+TOP_FORM_TOL = 1e-3
+
+
+def top_forms_vanish(F: PolynomialSystem, d: np.ndarray) -> bool:
+    """Do the top-degree homogeneous parts of F vanish at the unit direction d (n,) — as they
+    must at a solution at infinity (a point at infinity is a zero of (f_1^top, ..., f_n^top))
+    — each relative to the sum of its top coefficients' moduli, within TOP_FORM_TOL?"""
+    for p in F.polynomials:
+        deg = max((sum(e) for e in p), default=0)
+        top = [(e, complex(c)) for e, c in p.items() if sum(e) == deg]
+        size = sum(abs(c) for _, c in top)
+        value = sum(c * np.prod(d ** np.array(e)) for e, c in top)
+        if size > 0 and abs(value) > TOP_FORM_TOL * size:
+            return False
+    return True
+
+
+def large_roots(F: PolynomialSystem, tr: TrackResult, status: np.ndarray,
+                reasons: np.ndarray) -> None:
+    """Paths called at infinity whose endpoint direction is no zero of F's top-degree forms
+    (``top_forms_vanish``) are no solutions at infinity: a finite root of large modulus
+    (``witness.cluster.finite_after_all``: 60-digit Newton in projective coordinates) becomes a
+    regular endpoint (tr.endpoints and tr.accuracy updated in place), anything else a failed
+    path (reason ``not_at_infinity``). Why: x - 1, 1e-20 y^2 + y - 1 (roots (1, 1) and
+    (1, -1e20), none at infinity) was complete: True with one root and one path at infinity.
+    Cost: only such paths are examined; genuine points at infinity pass the cheap test."""
+    for i in np.flatnonzero(status == PathStatus.AT_INFINITY):
+        z = tr.projective[i]
+        if not np.all(np.isfinite(z)) or top_forms_vanish(F, z[1:] / np.linalg.norm(z[1:])):
+            continue
+        x, _ = finite_after_all(F, z)
+        if x is None:
+            status[i], reasons[i] = PathStatus.FAILED, FailureReason.NOT_AT_INFINITY
+        else:
+            tr.endpoints[i], tr.accuracy[i] = x, EPS
+            status[i], reasons[i] = PathStatus.REGULAR, FailureReason.NONE
+
+
 def full_rank(F: PolynomialSystem, x: np.ndarray, accuracy: float, options: Options,
               A=None, J: np.ndarray | None = None) -> bool:
     """Does [J_F(x); A] have full column rank n (decided)? Rows scaled by their terms at x,
@@ -321,6 +364,7 @@ def solve_paths(F: PolynomialSystem, *, seed: int | None = 0, options: Options |
         if failed == 0:
             break
     tr, status, reasons, _, gamma = best
+    large_roots(G, tr, status, reasons)
     groups, pairs = group_endpoints(tr, status, opt)
     if pairs:
         groups, pairs = merge_undecided(groups, pairs), []
@@ -472,7 +516,7 @@ def split_cluster(F, g: EndpointGroup, rng, A=None, b=None) -> list[EndpointGrou
     chk = g.deflation.precise if g.deflation is not None else None
     if chk is None or chk.verdict != "cluster":
         return [g]
-    res = resolve_cluster(F, g.point, g.multiplicity, rng, A, b)
+    res = resolve_cluster(F, g.point, g.multiplicity, rng, A, b, dps=chk.dps)
     if not res.resolved:
         return [replace(g, isolated=None, reason=f"{g.reason}; {res.reason}")]
     resid = F.residual(res.roots)

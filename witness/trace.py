@@ -91,6 +91,31 @@ class TraceTestResult:
     def margin(self) -> float:
         return math.log10(self.tolerance / max(self.residual, 1e-300))
 
+    @property
+    def reason(self) -> str:
+        """Why the verdict, in words (the rule of ``trace_verdict``)."""
+        if self.failed_paths:
+            return f"{self.failed_paths} failed paths"
+        if not self.residuals:
+            return "no pencil done"
+        refined = [j for j, d in enumerate(self.digits) if d > DOUBLE_DIGITS]
+        at = f" (pencil {', '.join(str(j + 1) for j in refined)} from values refined to " \
+             f"{max(self.digits)} digits)" if refined else ""
+        noisy = [(r, n) for r, n in zip(self.residuals, self.noises) if r > 0 and n > 0]
+        worst = max(noisy, key=lambda rn: rn[0] / rn[1]) if noisy else None
+        if self.verdict is True:
+            return (f"residual {self.residual:.1e} < {self.tolerance:.0e} on "
+                    f"{len(self.residuals)} pencils{at}")
+        if self.residual > self.fail_above:
+            return f"residual {self.residual:.1e} > {self.fail_above:.0e}"
+        if worst is not None and worst[0] > worst[1] and self.residual < self.tolerance:
+            kind = "nonlinear" if self.verdict is False else "undecided"
+            return (f"{kind}: residual {worst[0]:.1e} is {worst[0] / worst[1]:.0e} times its "
+                    f"rounding noise {worst[1]:.1e}{at}")
+        return (f"residual {self.residual:.1e} on {len(self.residuals)} of "
+                f"{self.pencils_required} pencils (tolerance {self.tolerance:.0e}, fails above "
+                f"{self.fail_above:.0e})")
+
     def to_json(self) -> dict:
         return {"verdict": self.verdict, "residual": self.residual, "tolerance": self.tolerance,
                 "fail_above": self.fail_above, "margin": self.margin,
@@ -150,11 +175,12 @@ def trace_noise(values, ts, accuracies, floor: float = float(np.finfo(float).eps
     the residual's scale [derived from its formula]. values: three (p, n) arrays; accuracies:
     three (p,) arrays."""
     err = 0.0
-    for c, v, a in zip(_combination(ts), values, accuracies):
-        a = np.maximum(np.nan_to_num(np.asarray(a, float), nan=np.inf), floor)
-        err += abs(c) * float(np.sum(a * (1 + np.linalg.norm(v, axis=1))))
-    scale = sum(np.linalg.norm(v, axis=1).sum() for v in values)
-    return err / scale if scale > 0 else 0.0
+    with np.errstate(over="ignore", invalid="ignore"):    # huge values: the noise is inf
+        for c, v, a in zip(_combination(ts), values, accuracies):
+            a = np.maximum(np.nan_to_num(np.asarray(a, float), nan=np.inf), floor)
+            err += abs(c) * float(np.sum(a * (1 + np.linalg.norm(v, axis=1))))
+        scale = sum(np.linalg.norm(v, axis=1).sum() for v in values)
+        return err / scale if scale > 0 else 0.0
 
 
 def refined_residual(system, slices, values, ts, digits: int, coords: slice = slice(None)):

@@ -70,6 +70,7 @@ class FailureReason(StrEnum):
     COLLISION = "collision"
     ENDGAME = "endgame"
     NOT_A_ZERO = "not_a_zero"      # the endgame's estimate is not a zero of the system
+    NOT_AT_INFINITY = "not_at_infinity"   # |x0| tiny, but no zero of the top-degree forms
     PHC = "phc"
 
 
