@@ -390,6 +390,15 @@ def _result(arch, method: Method, seed, records: Sequence[TrialRecord], orbit, u
     agrees = None if pred.value is None else dim == pred.value
     expected = pred.status is PredictionStatus.EXPECTED
     defect = pred.value - dim if expected and pred.value is not None else None
+    unsaturated = not best.saturated and dim < upper
+    if defect is not None and defect > 0 and unsaturated:
+        # a rank that did not saturate in the inputs is a lower bound of what N inputs see,
+        # not a finding about the architecture (widths 3,3,1 with N = 1: 6 = 11 - 5)
+        notes.append(f"below the expected {pred.value} by {defect}, but the rank did not "
+                     f"saturate in the inputs: no defect is claimed")
+        defect = None
+    if unsaturated and agrees is False and dim < pred.value:
+        agrees = None                    # a lower bound below the prediction decides nothing
     if defect is not None and defect > 0:
         notes.append(f"DEFECTIVE: computed {dim} < expected {pred.value} (defect {defect}): a "
                      f"finding about this architecture, not an error")
@@ -397,15 +406,17 @@ def _result(arch, method: Method, seed, records: Sequence[TrialRecord], orbit, u
         notes.append(f"DISAGREEMENT: computed {dim} vs predicted {pred.value} ({pred.source})")
     certified = method is Method.EXACT and dim == upper
     miss = None
-    if method is Method.EXACT:
+    if method is Method.EXACT and not unsaturated:
+        # Schwartz–Zippel bounds the random trials only; too few inputs are not random
         miss = 0.0 if certified else miss_probability(arch, dim, [r.prime for r in records])
     if method is Method.EXACT and not certified:
-        few = (f"too few inputs (N = {best.n_inputs}: the rank was not shown to saturate), "
+        few = (f"too few inputs (N = {best.n_inputs}: the rank was not shown to saturate), or "
                if not best.saturated else "")
+        chance = ("" if miss is None else f", or every trial was special (probability ≤ "
+                                           f"{miss:.1e}, Schwartz–Zippel)")
         notes.append(f"not certified: exact lower bound {dim} < upper bound {upper} (symmetries, "
                      f"ambient space, recursive bounds); {few}the generic fiber is larger than "
-                     f"the known symmetry orbit, or every trial was special (probability ≤ "
-                     f"{miss:.1e}, Schwartz–Zippel)")
+                     f"the known symmetry orbit{chance}")
     return DimensionResult(arch, method, seed, dim, arch.n_params, arch.n_params - dim, pred,
                            orbit, upper, certified, decided, agrees, tuple(records), seconds,
                            rank_options, tuple(notes), ambient, defect, miss)

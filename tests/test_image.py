@@ -275,7 +275,7 @@ def test_numag_degree_cli():
 def test_compare_pairs_agrees_with_the_dense_rule():
     # the k-d tree only prunes pairs that distinct.compare calls DIFFERENT anyway
     from witness import distinct
-    from witness.image import compare_pairs
+    from witness.distinct import compare_pairs
     rng = np.random.default_rng(0)
     B = rng.standard_normal((40, 3)) + 1j * rng.standard_normal((40, 3))
     A = np.vstack([B[:10] + 1e-12, B[10:20] + 1e-5, rng.standard_normal((10, 3)) * 1j])
@@ -292,7 +292,7 @@ def test_compare_pairs_agrees_with_the_dense_rule():
 def test_compare_pairs_ignores_endpoints_of_diverged_paths():
     # a failed path's endpoint can be inf/NaN; it matches nothing and must not crash the k-d tree
     from witness import distinct
-    from witness.image import compare_pairs
+    from witness.distinct import compare_pairs
     B = np.array([[1, 2], [np.inf, 0], [3, 4]], complex)
     A = np.array([[np.nan, 1], [3 + 1e-14, 4], [1, 2]], complex)
     I, J, codes, _ = compare_pairs(A, np.full(3, 1e-15), B, np.full(3, 1e-15))

@@ -181,3 +181,16 @@ def test_packing_roundtrip_with_biases():
     layers = arch.unpack(v)
     assert layers[0].W.shape == (2, 3) and layers[0].b.shape == (2, 1) and layers[1].b[0, 0] == 10
     assert np.array_equal(arch.pack(layers), v) and arch.n_params == 6 + 2 + 2 + 1
+
+
+def test_too_few_inputs_is_no_defect():
+    """Widths 3,3,1 (r = 2): the neuromanifold is all ternary quadrics, dimension 6 (KTB). With
+    N = 1 input fixed by the user the exact rank is a lower bound of what one input sees (1):
+    no defect, no Schwartz-Zippel probability (the inputs are not random trials), no verdict
+    against the expected value; a new-user trial saw 'DEFECTIVE by 5' with 4.6e-20."""
+    r = dimension(Architecture.pnn((3, 3, 1)), n_inputs=1, seed=0)
+    assert r.dimension < 6 and not r.certified
+    assert r.defect is None and r.miss_probability is None and r.agrees_with_prediction is None
+    assert any("no defect is claimed" in n for n in r.notes)
+    full = dimension(Architecture.pnn((3, 3, 1)), seed=0)
+    assert (full.dimension, full.defect, full.certified) == (6, 0, True)

@@ -224,3 +224,52 @@ def test_failed_pencil_paths_are_tracked_again_with_a_fresh_gamma(seed):
             if t.verdict is False:
                 assert t.residual > TRACE_FAIL
         assert tuple(got) == want
+
+
+def _match_points_dense(known, known_err, E, err):
+    """The dense rule match_points implemented before the k-d tree (reference)."""
+    idx = np.full(len(E), -1)
+    if len(known) and len(E):
+        D = distinct.relative_distances(E, known)
+        C = distinct.compare(D, err, known_err)
+        for r in range(len(E)):
+            same = np.flatnonzero(C[r] == distinct.SAME)
+            if len(same):
+                idx[r] = same[np.argmin(D[r, same])]
+            elif (C[r] == distinct.UNDECIDED).any():
+                idx[r] = -2
+    new = []
+    for r in np.flatnonzero(idx == -1):
+        if new:
+            Dn = distinct.relative_distances(E[r:r + 1], E[new])
+            Cn = distinct.compare(Dn, err[r:r + 1], err[new])[0]
+            same = np.flatnonzero(Cn == distinct.SAME)
+            if len(same):
+                idx[r] = len(known) + int(same[np.argmin(Dn[0, same])])
+                continue
+            if (Cn == distinct.UNDECIDED).any():
+                idx[r] = -2
+                continue
+        idx[r] = len(known) + len(new)
+        new.append(r)
+    return idx, E[new].reshape(-1, E.shape[1]), err[new]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_match_points_agrees_with_the_dense_rule(seed):
+    """Known points and endpoints with exact repeats, repeats within 1e-12 (SAME), 1e-5
+    (undecided) and 1e-2 (different), with mixed error estimates and an inf/NaN endpoint."""
+    rng = np.random.default_rng(seed)
+    known = random_complex(rng, 30, 4) * 10 ** rng.uniform(-2, 2, (30, 1))
+    picks = known[rng.integers(0, 30, 40)]
+    E = np.vstack([picks + random_complex(rng, 40, 4) * np.abs(picks).max(axis=1, keepdims=True)
+                   * rng.choice([0, 1e-12, 1e-5, 1e-2], (40, 1)),
+                   random_complex(rng, 10, 4)])
+    E = np.vstack([E, E[:5] * (1 + 1e-13)])                      # repeats among new points
+    E[3] = np.nan
+    kerr = 10.0 ** rng.uniform(-16, -9, 30)
+    err = 10.0 ** rng.uniform(-16, -9, len(E))
+    got = distinct.match_points(known, kerr, E, err)
+    ref = _match_points_dense(known, kerr, E, err)
+    assert np.array_equal(got[0], ref[0])
+    assert np.array_equal(got[1], ref[1], equal_nan=True) and np.array_equal(got[2], ref[2])

@@ -75,35 +75,69 @@ def compare_points(A, ea, B, eb, options: PointOptions | None = None) -> np.ndar
                    error_estimates(eb, len(B), options), options)
 
 
+def compare_pairs(A: np.ndarray, ea: np.ndarray, B: np.ndarray, eb: np.ndarray,
+                  options: PointOptions | None = None):
+    """Pairs (i, j) of rows of A (p, q) and B (r, q) that are not DIFFERENT by ``compare``
+    (relative distance against the error estimates ea (p,), eb (r,)), with their codes and
+    distances: (I, J, codes, D). Only pairs closer than ``different_tol`` can be other than
+    DIFFERENT, so candidates come from a k-d tree (scipy) with that radius: memory O(p + r +
+    pairs) instead of the (p, r, q) array of ``relative_distances`` (3.6 GB for 3000 endpoints
+    of 24 unknowns). Rows with inf/NaN (endpoints of diverged paths) are DIFFERENT from
+    everything."""
+    from scipy.spatial import cKDTree
+    opts = options or DEFAULT.points
+    empty = (np.zeros(0, int), np.zeros(0, int), np.zeros(0, np.int8), np.zeros(0))
+    A, B = np.atleast_2d(A), np.atleast_2d(B)
+    fa, fb = np.flatnonzero(np.isfinite(A).all(axis=1)), np.flatnonzero(np.isfinite(B).all(axis=1))
+    if not len(fa) or not len(fb):
+        return empty
+    real = lambda X: np.hstack([X.real, X.imag])  # noqa: E731
+    radius = opts.different_tol * (1 + float(np.linalg.norm(B[fb], axis=1).max()))
+    near = cKDTree(real(B[fb])).query_ball_point(real(A[fa]), radius)
+    I = fa[np.array([i for i, js in enumerate(near) for _ in js], int)]
+    J = fb[np.array([j for js in near for j in js], int)]
+    if not len(I):
+        return empty
+    D = np.linalg.norm(A[I] - B[J], axis=1) / (1 + np.linalg.norm(B[J], axis=1))
+    ea, eb = np.asarray(ea, float), np.asarray(eb, float)
+    codes = compare(D[:, None], ea[I] + eb[J], np.zeros(1), opts)[:, 0]
+    keep = codes != DIFFERENT
+    return I[keep], J[keep], codes[keep], D[keep]
+
+
 def match_points(known: np.ndarray, known_err: np.ndarray, E: np.ndarray, err: np.ndarray,
                  options: PointOptions | None = None):
     """Index of the known point (rows of ``known`` (p, n), error estimates ``known_err``) each
     endpoint E (k, n) (error estimates ``err``) is: ``compare`` SAME (the nearest such), -2
-    undecided against some known point, else new (index len(known) + j among the new points,
-    deduplicated among themselves by the same rule, undecided among them: -2). Returns (idx
+    undecided against some known point or not finite, else new (index len(known) + j among the
+    new points, deduplicated among themselves by the same rule, undecided among them: -2). Returns (idx
     (k,) int, new points (j, n), their error estimates (j,)). Monodromy's bookkeeping."""
     idx = np.full(len(E), -1)
+    idx[~np.isfinite(E).all(axis=1)] = -2          # an endpoint with inf/NaN: undecided
     if len(known) and len(E):
-        D = relative_distances(E, known)
-        C = compare(D, err, known_err, options)
-        for r in range(len(E)):
-            same = np.flatnonzero(C[r] == SAME)
-            if len(same):
-                idx[r] = same[np.argmin(D[r, same])]
-            elif (C[r] == UNDECIDED).any():
-                idx[r] = -2
+        I, J, codes, D = compare_pairs(E, err, known, known_err, options)
+        for r in np.unique(I):
+            sel = I == r
+            same = sel & (codes == SAME)
+            idx[r] = J[same][np.argmin(D[same])] if same.any() else -2
+    # endpoints not matched: deduplicated among themselves in order, each compared with the
+    # earlier ones that became new points (SAME: that point's index; undecided: -2; else new)
+    cand = np.flatnonzero(idx == -1)
+    I, J, codes, D = compare_pairs(E[cand], err[cand], E[cand], err[cand], options)
+    earlier = J < I
+    I, J, codes, D = I[earlier], J[earlier], codes[earlier], D[earlier]
     new: list[int] = []
-    for r in np.flatnonzero(idx == -1):
-        if new:
-            Dn = relative_distances(E[r:r + 1], E[new])
-            Cn = compare(Dn, err[r:r + 1], err[new], options)[0]
-            same = np.flatnonzero(Cn == SAME)
-            if len(same):
-                idx[r] = len(known) + int(same[np.argmin(Dn[0, same])])
-                continue
-            if (Cn == UNDECIDED).any():
-                idx[r] = -2
-                continue
-        idx[r] = len(known) + len(new)
-        new.append(r)
+    position = {}                          # candidate -> its position among the new points
+    for a in range(len(cand)):
+        sel = np.flatnonzero(I == a)
+        hits = [k for k in sel if int(J[k]) in position]
+        same = [k for k in hits if codes[k] == SAME]
+        if same:
+            idx[cand[a]] = len(known) + position[int(J[min(same, key=lambda k: D[k])])]
+        elif hits:
+            idx[cand[a]] = -2
+        else:
+            position[a] = len(new)
+            idx[cand[a]] = len(known) + len(new)
+            new.append(int(cand[a]))
     return idx, E[new].reshape(-1, E.shape[1]), err[new]

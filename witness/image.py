@@ -77,10 +77,10 @@ from fractions import Fraction
 
 import flint
 import numpy as np
-from scipy.spatial import cKDTree
 from tqdm import tqdm
 
 from . import distinct
+from .distinct import compare_pairs
 from .inputfile import read_system_file
 from .jsonio import points_to_json
 from .options import DEFAULT, Options, TrackerOptions, resolve
@@ -407,30 +407,6 @@ class ImageResult:
 
 # ----------------------------------------------------------------------------- monodromy
 # ----------------------------------------------------------------------------- same point
-def compare_pairs(A: np.ndarray, ea: np.ndarray, B: np.ndarray, eb: np.ndarray):
-    """Pairs (i, j) of rows of A (p, q) and B (r, q) that are not DIFFERENT by
-    ``distinct.compare`` (relative distance against the error estimates ea, eb), with their
-    codes and distances: (I, J, codes, D). Only pairs closer than DIFFERENT_POINT_TOL can be
-    other than DIFFERENT, so candidates come from a k-d tree (scipy) with that radius: memory
-    O(p + r) instead of the (p, r, q) array of ``distinct.relative_distances``."""
-    empty = (np.zeros(0, int), np.zeros(0, int), np.zeros(0, np.int8), np.zeros(0))
-    # rows with inf/NaN (endpoints of diverged paths) are DIFFERENT from everything
-    fa, fb = np.flatnonzero(np.isfinite(A).all(axis=1)), np.flatnonzero(np.isfinite(B).all(axis=1))
-    if not len(fa) or not len(fb):
-        return empty
-    real = lambda X: np.hstack([X.real, X.imag])
-    radius = distinct.DIFFERENT_POINT_TOL * (1 + float(np.linalg.norm(B[fb], axis=1).max()))
-    near = cKDTree(real(B[fb])).query_ball_point(real(A[fa]), radius)
-    I = fa[np.array([i for i, js in enumerate(near) for _ in js], int)]
-    J = fb[np.array([j for js in near for j in js], int)]
-    if not len(I):
-        return empty
-    D = np.linalg.norm(A[I] - B[J], axis=1) / (1 + np.linalg.norm(B[J], axis=1))
-    codes = distinct.compare(D[:, None], ea[I] + eb[J], np.zeros(1))[:, 0]
-    keep = codes != distinct.DIFFERENT
-    return I[keep], J[keep], codes[keep], D[keep]
-
-
 def _concatenate(parts: list[TrackResult]) -> TrackResult:
     """One TrackResult of consecutive chunks (arrays concatenated, counts and times summed)."""
     kw = {}

@@ -402,9 +402,9 @@ class Pencil:
         if not len(old):
             return bad
         for j in (range(3) if not self.base else (1, 2)):   # base t = 0 values: the points
-            C = distinct.compare(distinct.relative_distances(vals[j], self.values[j][old]),
-                                 errs[j], self.err[j][old], self.options.points)
-            bad |= (C != distinct.DIFFERENT).any(axis=1)
+            I, _, _, _ = distinct.compare_pairs(vals[j], errs[j], self.values[j][old],
+                                                self.err[j][old], self.options.points)
+            bad[I] = True
         return bad
 
     def failed(self, idx: np.ndarray) -> int:

@@ -302,9 +302,8 @@ def _mark_collisions(P: _Paths, status, reasons, groups, opt: Options) -> None:
             continue
         Xa = to_affine(P.Xh[block])
         e = distinct.error_estimates(_affine_accuracy(P.acc[block], Xa), len(block), opt.points)
-        C = distinct.compare(distinct.relative_distances(Xa, Xa), e, e, opt.points)
-        np.fill_diagonal(C, distinct.DIFFERENT)
-        bad = block[(C != distinct.DIFFERENT).any(axis=1)]
+        I, J, _, _ = distinct.compare_pairs(Xa, e, Xa, e, opt.points)
+        bad = block[np.unique(I[I != J])]
         status[bad] = PathStatus.FAILED.value
         reasons[bad] = FailureReason.COLLISION.value
 
