@@ -102,3 +102,15 @@ def test_numag_fiber_weights_beyond_double_range():
                                  dtype=object))]
     r = fiber(single, big, seed=0, blackbox=False, complete_check=False)   # rescaled: fine
     assert r.dimension == 2
+
+
+def test_unresolved_groups_are_not_reported_as_no_component_found():
+    """x y - 1e-20 (an irreducible hyperbola within 1e-20 of the lines x = 0, y = 0): its
+    witness points are found but the trace test cannot pass at double precision; the check
+    says so instead of 'no component found, and V(F) is not PROVEN empty'."""
+    D = decompose(PolynomialSystem.from_strings(["x*y - 1e-20"]), seed=1, runs=0)
+    if D.certified:
+        assert D.degrees() == {1: [2]}
+        return
+    (found,) = [c for c in D.checks if c["name"] == "components_found"]
+    assert "unresolved" in found["detail"] and "PROVEN empty" not in found["detail"]

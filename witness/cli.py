@@ -47,7 +47,7 @@ from .inputfile import SystemFile, read_system_file
 from .jsonio import parameters_from_json, points_from_json
 from .parameter_cli import run_monodromy, run_track
 from .solve import solve_paths
-from .solve_report import format_point, phc_check_deadline, solve_report
+from .solve_report import display_digits, format_point, phc_check_deadline, solve_report
 from .system import PolynomialSyntaxError
 
 
@@ -144,6 +144,8 @@ def run_certify(sf: SystemFile, sols_path: str, option: str | None,
 
 def _certify_text(res: CertificationResult) -> list[str]:
     lines = [f"variables: {', '.join(res.variables)}", res.summary()]
+    shown = [c for c in res.certificates if c.certified]
+    digits = display_digits([c.center for c in shown], [c.real for c in shown])
     for c in res.certificates:
         if not c.certified:
             lines.append(f"  #{c.index}  not certified: {c.reason}")
@@ -151,7 +153,7 @@ def _certify_text(res: CertificationResult) -> list[str]:
         kind = {True: "real", False: "non-real", None: "real?"}[c.real]
         dup = f", same zero as #{c.duplicate_of}" if c.duplicate_of is not None else ""
         lines.append(f"  #{c.index}  certified {kind:8s} box radius {c.radius:.1e}{dup}  "
-                     f"({format_point(c.center, real=c.real)})")
+                     f"({format_point(c.center, digits=digits, real=c.real)})")
     return lines
 
 

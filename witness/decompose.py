@@ -968,11 +968,14 @@ def _checks(B: _Builder, comps, run_info) -> list[dict]:
         {"name": "every_point_accounted", "passed": not B.unexplained,
          "detail": f"{len(B.unexplained)} witness superset points unexplained"},
         *([] if comps else [{"name": "components_found", "passed": False,
-                            "detail": "no component found, and V(F) is not PROVEN empty "
-                                      "(a constant equation such as 1 = 0 or a low-degree "
-                                      "Nullstellensatz certificate would prove it; "
-                                      "paths ending at infinity or off V(F) do not: a root of "
-                                      "huge modulus looks infinite in double precision)"}]),
+                            "detail": (f"no component certified: {len(B.unresolved)} groups "
+                                       f"of witness points on V(F) unresolved (their trace "
+                                       f"tests did not pass)" if B.unresolved else
+                                       "no component found, and V(F) is not PROVEN empty "
+                                       "(a constant equation such as 1 = 0 or a low-degree "
+                                       "Nullstellensatz certificate would prove it; "
+                                       "paths ending at infinity or off V(F) do not: a root of "
+                                       "huge modulus looks infinite in double precision)")}]),
         {"name": "paths_add_up", "passed": bool(acc) and all(a["adds_up"] for a in acc),
          "detail": "; ".join(f"dim {a['dim']}: {a.get('paths')} paths, "
                              f"{'adds up' if a['adds_up'] else 'does NOT add up'}"
