@@ -93,7 +93,9 @@ def run_track(sf: SystemFile, start: dict, start_source: str, target: dict,
 def _track_text(r: ParameterTrackResult, cert: CertificationResult | None) -> list[str]:
     lines = [f"variables: {', '.join(r.variables)}", r.accounting.summary()
              + f"; seed {r.seed}, {r.seconds:.2f} s"]
-    lines += [f"  {format_point(x)}" + (f"  (multiplicity {m})" if m != 1 else "")
+    lines += [f"  {format_point(x)}" + (f"  ({m} paths: a root of multiplicity {m} or a "
+                                         f"cluster of close roots, not examined; `solve` "
+                                         f"decides)" if m != 1 else "")
               for x, m in zip(r.solutions, r.multiplicities)]
     if cert is not None:
         lines.append(cert.summary())
