@@ -273,3 +273,15 @@ def test_match_points_agrees_with_the_dense_rule(seed):
     ref = _match_points_dense(known, kerr, E, err)
     assert np.array_equal(got[0], ref[0])
     assert np.array_equal(got[1], ref[1], equal_nan=True) and np.array_equal(got[2], ref[2])
+
+
+def test_the_verdict_says_why():
+    """TraceTestResult.reason names the rule that decided (the image's certificate text
+    printed 'FAILED (residual 3.3e-12 > 1e-05)' for a pencil that failed at 30 digits)."""
+    assert "< 1e-11 on 2 pencils" in trace_verdict([1e-16, 2e-16]).reason
+    assert "> 1e-05" in trace_verdict([1e-16, 1e-3]).reason
+    assert "3 failed paths" in trace_verdict([1e-16, 1e-16], failed=3).reason
+    r = trace_verdict([3.3e-12, 1e-15], noises=[1.5e-30, 1e-15], digits=[30, 16])
+    assert r.verdict is False and r.reason.startswith("nonlinear") and "30 digits" in r.reason
+    r = trace_verdict([3.3e-12, 1e-15], noises=[1e-16, 1e-15])
+    assert r.verdict is None and r.reason.startswith("undecided") and "rounding noise" in r.reason
