@@ -51,7 +51,8 @@ from numag.architecture import Architecture  # noqa: E402
 from numag.fibers import orbit_dimension  # noqa: E402
 from numag.points import sample_point  # noqa: E402
 
-# 2,2,2,2:1,1,1 (19 unknowns) did not finish in 3600 s for one prime (slimgb, 7.7 GB, load 3-5)
+# 2,2,2,2:1,1,1 (22 unknowns before the torus form of the rank-one layers, 19 after) did not
+# finish in 3600 s for one prime (slimgb, 7.7 GB, load 3-5) in the 22-unknown form
 SPECS = ["2,1,1:1,1", "2,1,2:1,1", "2,2,2:1,1", "3,2,3:1,1"]
 PRIMES = (32003, 1000003)
 
@@ -93,10 +94,20 @@ def _adj(M: list[list[str]]) -> list[list[str]]:
 def group(arch: Architecture) -> tuple[list[str], list[str], dict]:
     """(variables, group equations, matrices) of G°: per factor GL(n) the entries of C and one
     more unknown e with e det C = 1, so that C^{-1} = e adj C is polynomial (module docstring;
-    n^2 + 1 unknowns and one equation per factor). Factors: G_i (a_i), λ_i (1), C_i (d_i)."""
+    n^2 + 1 unknowns and one equation per factor). Factors: G_i, λ_i (a_i > 1) and C_i (d_i).
+    A layer with a_i = 1 acts by the 2-torus (Q, K, V) ↦ (u Q, v K, w V), u v w = 1 (u = λ_i G_i,
+    v = G_i^{-1}, w = λ_i^{-1}: an isomorphism of tori, so no count changes): 3 unknowns and
+    one equation instead of 4 and 2."""
     names, eqs, mats = [], [], {}
-    blocks = [(f"g{i}", a) for i, a in enumerate(arch.ranks, 1)]
-    blocks += [(f"l{i}", 1) for i in range(1, arch.depth + 1)]
+    blocks = []
+    for i, a in enumerate(arch.ranks, 1):
+        if a == 1:
+            u, v, w = f"t{i}u", f"t{i}v", f"t{i}w"
+            names += [u, v, w]
+            eqs.append(f"{u}*{v}*{w}-1")
+            mats[f"scale{i}"] = (u, v, w)
+        else:
+            blocks += [(f"g{i}", a), (f"l{i}", 1)]
     blocks += [(f"c{i}", arch.widths[i]) for i in range(1, arch.depth)]
     for p, n in blocks:
         G, e = _mat(p, n, n), f"{p}e"
@@ -111,8 +122,12 @@ def moved_weights(arch: Architecture, mats: dict) -> list[str]:
     out = []
     for i in range(1, arch.depth + 1):
         right = f"*E{i - 1}" if i > 1 else ""
-        lam, mu = mats[f"l{i}"][0][0], mats[f"l{i}inv"][0][0]
         C = f"C{i}*" if i < arch.depth else ""
+        if f"scale{i}" in mats:
+            u, v, w = mats[f"scale{i}"]
+            out += [f"{u}*Q{i}{right}", f"{v}*K{i}{right}", f"{w}*{C}V{i}{right}"]
+            continue
+        lam, mu = mats[f"l{i}"][0][0], mats[f"l{i}inv"][0][0]
         out += [f"{lam}*G{i}*Q{i}{right}", f"transpose(H{i})*K{i}{right}",
                 f"{mu}*{C}V{i}{right}"]
     return out
@@ -129,8 +144,9 @@ def singular_script(arch: Architecture, layers, k: int, p: int, rng, target: str
         lines.append(f"matrix {name}[{len(M)}][{len(M[0])}] = "
                      f"{', '.join(v for row in M for v in row)};")
     for i in range(1, arch.depth + 1):
-        matrix(f"G{i}", mats[f"g{i}"])
-        matrix(f"H{i}", mats[f"g{i}inv"])
+        if f"g{i}" in mats:
+            matrix(f"G{i}", mats[f"g{i}"])
+            matrix(f"H{i}", mats[f"g{i}inv"])
     for i in range(1, arch.depth):
         matrix(f"C{i}", mats[f"c{i}"])
         matrix(f"E{i}", mats[f"c{i}inv"])
