@@ -16,6 +16,7 @@ from numag import Architecture
 from numag.degree import degree, gauge_slice
 from numag.encode import parametrization
 from numag.formulas import single_layer_degree
+from witness import PolynomialSystem
 from witness.image import PolynomialMap, exact_jacobian_rank, image_degree
 
 
@@ -338,3 +339,52 @@ def test_nearly_reducible_image_is_not_certified_with_a_wrong_degree(seed):
     g = PolynomialMap.from_strings(["a^4", "1e-3*b^4", "a^3*b"])
     r = image_degree(g, seed=seed)
     assert (r.degree, r.certified) == (4, True), r
+
+
+HYPERBOLA = PolynomialSystem.from_strings(["u*v - 1"], ["u", "v"])
+
+
+@pytest.mark.parametrize("coords, deg", [(["u", "v"], 2), (["u^2", "v"], 3),
+                                         (["u^2", "v^2", "u*v^3"], 2)])
+def test_image_of_the_hyperbola(coords, deg):
+    """X = {u v = 1}: its image under (u, v) is X itself (a conic, degree 2); under (u^2, v)
+    the curve x y^2 = 1 (degree 3: x = u^2, y = 1/u); under (u^2, v^2, u v^3) the curve
+    {x y = 1, z = y} (z = u v^3 = v^2 on X; a conic in a plane, degree 2)."""
+    f = PolynomialMap.from_strings(coords, ["u", "v"])
+    r = image_degree(f, domain=HYPERBOLA, start=[1, 1], seed=0)
+    check(r, 1, 0, deg, False)
+    assert r.domain_equations == 1 and r.to_json()["domain_equations"] == 1
+
+
+def test_image_of_gl2_acting_on_a_matrix():
+    """G = {(A, e) : e det A = 1} ≅ GL(2) ⊂ C^5. A ↦ A is dominant onto C^4 (degree 1); A ↦
+    A diag(e, 1) = (a e, b, c e, d) has determinant e det A = 1: its image is the quadric
+    SL(2) (dim 3, degree 2; fibers: the curves A diag(s, 1), s ≠ 0)."""
+    names = ["a", "b", "c", "d", "e"]
+    G = PolynomialSystem.from_strings(["e*(a*d - b*c) - 1"], names)
+    one = [1, 0, 0, 1, 1]
+    r = image_degree(PolynomialMap.from_strings(["a", "b", "c", "d"], names), domain=G,
+                     start=one, seed=1)
+    check(r, 4, 0, 1, False)
+    r = image_degree(PolynomialMap.from_strings(["a*e", "b", "c*e", "d"], names), domain=G,
+                     start=one, seed=1)
+    check(r, 3, 1, 2, False)
+
+
+@pytest.mark.parametrize("start, message", [(None, "start point"), ([2, 1], "not on the domain"),
+                                            ([1, 1, 1], "length 2"),
+                                            ([np.nan, 1], "finite")])
+def test_domain_bad_start(start, message):
+    f = PolynomialMap.from_strings(["u", "v"], ["u", "v"])
+    with pytest.raises(ValueError, match=message):
+        image_degree(f, domain=HYPERBOLA, start=start, seed=0)
+
+
+def test_domain_must_be_smooth_at_start_and_share_variables():
+    f = PolynomialMap.from_strings(["u", "v"], ["u", "v"])
+    with pytest.raises(ValueError, match="full rank"):
+        image_degree(f, domain=PolynomialSystem.from_strings(["(u*v - 1)^2"], ["u", "v"]),
+                     start=[1, 1], seed=0)
+    with pytest.raises(ValueError, match="same order"):
+        image_degree(f, domain=PolynomialSystem.from_strings(["u*v - 1"], ["v", "u"]),
+                     start=[1, 1], seed=0)

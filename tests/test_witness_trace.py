@@ -5,7 +5,8 @@ import pytest
 from witness import PolynomialSystem, WitnessSet, monodromy, trace_test
 from witness import distinct
 from witness.tracking import newton_on_slice, random_gamma, track_slices
-from witness.trace import TRACE_FAIL, TRACE_TOL, trace_noise, trace_residual, trace_verdict
+from witness.trace import (TRACE_FAIL, TRACE_TOL, refined_residual, trace_noise,
+                           trace_residual, trace_verdict)
 from witness.witness_set import random_complex
 
 XYZ = PolynomialSystem.from_strings(["x*y*z - 1"])     # a cubic surface (degree 3, irreducible)
@@ -285,3 +286,42 @@ def test_the_verdict_says_why():
     assert r.verdict is False and r.reason.startswith("nonlinear") and "30 digits" in r.reason
     r = trace_verdict([3.3e-12, 1e-15], noises=[1e-16, 1e-15])
     assert r.verdict is None and r.reason.startswith("undecided") and "rounding noise" in r.reason
+
+
+CIRCLE = PolynomialSystem.from_strings(["x^2 + y^2 - 1"])
+
+
+def circle_pencil_values(rng):
+    """A pencil of lines A z = b + t v (t in ts) and the circle's 2 points on each (roots of
+    the quadratic along the line, polished by Newton)."""
+    A, b, v = random_complex(rng, 1, 2), random_complex(rng, 1), random_complex(rng, 1)
+    ts = (0j, complex(np.exp(2j * np.pi * rng.random())),
+          complex(-np.exp(2j * np.pi * rng.random())))
+    d = np.array([-A[0, 1], A[0, 0]])                          # A d = 0
+    values = []
+    for t in ts:
+        p0 = np.linalg.lstsq(A, b + t * v, rcond=None)[0]
+        s = np.roots([d @ d, 2 * p0 @ d, p0 @ p0 - 1])
+        values.append(newton_on_slice(CIRCLE, A, b + t * v, p0 + s[:, None] * d)[0])
+    return (A, b, v), values, ts
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_refined_residual_of_a_complete_witness_set_is_linear(seed):
+    """At 30 digits the trace of both points of a conic is affine to ~1e-40: the translates
+    b + t v are formed in mpmath (formed in double precision they are affine in t only to
+    ~1e-16, and a complete witness set read as nonlinear, 1e13 × its noise: the orbit map of
+    widths 2,1,2, seeds 1 and 3). One point alone is not affine (False-worthy)."""
+    pencil, values, ts = circle_pencil_values(np.random.default_rng(seed))
+    res, noise = refined_residual(CIRCLE, pencil, values, ts, 30)
+    assert res <= 10 * noise and noise < 1e-28, (res, noise)
+    res, noise = refined_residual(CIRCLE, pencil, [v[:1] for v in values], ts, 30)
+    assert res > 1e-6 > 1e6 * noise, (res, noise)
+
+
+def test_noisy_values_never_certify():
+    """Residuals below TRACE_TOL whose noise is not below it (values with errors ~1e-9 cannot
+    show a deviation of 1e-11): undecided, not True (the orbit map of widths 2,1,2 seed 0 was
+    certified degree 1 at residuals 5.0e-12, 9.4e-14 under noises 4.6e-9, 4.3e-5)."""
+    assert trace_verdict([5.0e-12, 9.4e-14], noises=[4.6e-9, 4.3e-5]).verdict is None
+    assert trace_verdict([5.0e-12, 9.4e-14], noises=[1e-12, 1e-14]).verdict is True

@@ -18,6 +18,13 @@ whose "equations" are the coordinates, ``PolynomialMap``). Z = closure of f(C^n)
   (the image of a tracked source path is determined by its start image point, so one preimage
   per image point carries the whole monodromy action on Z ∩ L).
 
+**Domains.** The source may be a variety X = V(h) ⊂ C^n instead of C^n: an irreducible complete
+intersection of dimension n − r given by r equations and a smooth point of it (``domain``,
+``start``), e.g. a group G° = {(C, e) : e det C = 1} acting on a point, whose image closure is
+the orbit closure. The graph system then has the r equations h(x) = 0 as well, M has n − r − k
+rows, and the dimension is the rank of Df on the tangent space T_start X (no random points of X
+are available). Everything else is unchanged: Γ ≅ X is irreducible of dimension n − r.
+
 Construction (all tracking by ``tracking.track_slices``, the public slice homotopy):
 
 1. Projection. If m > k + ``EXTRA_COORDINATES`` the image is replaced by its image under a random
@@ -84,7 +91,7 @@ from .distinct import compare_pairs
 from .inputfile import read_system_file
 from .jsonio import points_to_json
 from .options import DEFAULT, Options, TrackerOptions, resolve
-from .program import ProgramBuilder, emit_program
+from .program import ProgramBuilder, emit_program, emit_system
 from .program_system import ProgramSystem
 from .rank import numerical_rank
 from .system import PolynomialSystem
@@ -164,14 +171,16 @@ class ProgramMap(_Shape):
 AnyMap = PolynomialMap | ProgramMap
 
 
-def graph_system(f: AnyMap, P: np.ndarray | None, names: list[str]):
+def graph_system(f: AnyMap, P: np.ndarray | None, names: list[str],
+                 domain: PolynomialSystem | None = None):
     """The graph of g = P ∘ f as a system in (x, w): w_j − Σ_i P[j, i] f_i(x) = 0 (q equations,
-    n + q variables; P None means g = f): a PolynomialSystem for a PolynomialMap, a
-    ProgramSystem (f's program replayed, then the q combinations) for a ProgramMap.
+    n + q variables; P None means g = f), then the r equations h(x) = 0 of the ``domain``
+    X = V(h) if there is one: a PolynomialSystem for a PolynomialMap, a ProgramSystem (f's
+    program replayed, then the q combinations, then h) for a ProgramMap.
 
     This is the one function that hands the map to the tracker."""
     if isinstance(f, ProgramMap):
-        return _graph_program(f, P, names)
+        return _graph_program(f, P, names, domain)
     n, polys = f.n_source, f.coordinates.polynomials
     q = len(names)
     out = []
@@ -185,16 +194,20 @@ def graph_system(f: AnyMap, P: np.ndarray | None, names: list[str]):
                 g[key] = g.get(key, 0) - (a * c if P is not None else a)
         g[(0,) * n + tuple(int(i == j) for i in range(q))] = Fraction(1) if P is None else 1 + 0j
         out.append({e: c for e, c in g.items() if c != 0})
+    for h in () if domain is None else domain.polynomials:
+        out.append({tuple(e) + (0,) * q: c for e, c in h.items()})
     return PolynomialSystem(tuple(f.variables) + tuple(names), tuple(out))
 
 
-def _graph_program(f: ProgramMap, P: np.ndarray | None, names: list[str]) -> ProgramSystem:
+def _graph_program(f: ProgramMap, P: np.ndarray | None, names: list[str],
+                   domain: PolynomialSystem | None) -> ProgramSystem:
     n, q = f.n_source, len(names)
     b = ProgramBuilder(n + q, 0, tuple(f.variables) + tuple(names))
     v = b.variables()
     g = emit_program(b, f.coordinates.program, v[:n])
     rows = [b.linear_combination(P[j], g) if P is not None else g[j] for j in range(q)]
-    prog = b.build([b.sub(v[n + j], rows[j]) for j in range(q)],
+    h = [] if domain is None else emit_system(b, domain, v[:n])
+    prog = b.build([b.sub(v[n + j], rows[j]) for j in range(q)] + h,
                    {**f.coordinates.program.info, "graph": q})
     return ProgramSystem(prog, tuple(f.variables) + tuple(names))
 
@@ -320,10 +333,12 @@ class ImageResult:
     showed the set incomplete), None (undecided: budget, failed paths, small margin, or the
     dimension undecided). homogeneous_degree: e for a homogeneous map, else None. trace: the
     final TraceTestResult. points: representatives (p, n + q) on the base slice (x then w);
-    slice_A, slice_b: the base slice; projection: (q, m) complex or None (w = f(x))."""
+    slice_A, slice_b: the base slice; projection: (q, m) complex or None (w = f(x));
+    domain_equations: r, the number of equations of the source X ⊂ C^n (0: X = C^n)."""
     variables: tuple[str, ...]
     n_source: int
     n_target: int
+    domain_equations: int
     dimension: int | None
     fiber_dimension: int | None
     degree: int | None
@@ -377,7 +392,8 @@ class ImageResult:
 
     def to_json(self, points: bool = False) -> dict:
         out = {"variables": list(self.variables), "source_dimension": self.n_source,
-               "target_dimension": self.n_target, "dimension": self.dimension,
+               "target_dimension": self.n_target, "domain_equations": self.domain_equations,
+               "dimension": self.dimension,
                "fiber_dimension": self.fiber_dimension, "degree": self.degree,
                "certified": self.certified, "points_found": self.points_found,
                "homogeneous": self.homogeneous, "homogeneous_degree": self.homogeneous_degree,
@@ -435,18 +451,20 @@ class _Run:
         self.deadline = deadline
         self.q = G.n_vars - n
         self.M_A, self.M_b = M
+        self.rx = len(self.M_A)                  # slice rows in x (M); then k rows in w (L)
         self.Z = np.zeros((0, G.n_vars), complex)
         self.err = np.zeros(0)
         self.paths = self.failed = self.ambiguous = 0
 
     def slice(self, through=None, size: float = 1.0):
-        """n rows: the n − k rows of M (x only), then k random rows of L (w only) with a
-        random right-hand side of norm ~ size, or through the point ``through`` (n + q,)."""
-        n, q, k = self.n, self.q, self.k
-        A = np.zeros((n, n + q), complex)
-        A[:n - k, :n] = self.M_A
-        A[n - k:, n:] = random_complex(self.rng, k, q)
-        b = np.concatenate([self.M_b, A[n - k:] @ through if through is not None else
+        """rx + k rows (rx = n − r − k: dim X = n − r): the rx rows of M (x only), then k
+        random rows of L (w only) with a random right-hand side of norm ~ size, or through the
+        point ``through`` (n + q,)."""
+        n, q, k, rx = self.n, self.q, self.k, self.rx
+        A = np.zeros((rx + k, n + q), complex)
+        A[:rx, :n] = self.M_A
+        A[rx:, n:] = random_complex(self.rng, k, q)
+        b = np.concatenate([self.M_b, A[rx:] @ through if through is not None else
                             size * random_complex(self.rng, k) / math.sqrt(max(k, 1))])
         return A, b
 
@@ -547,14 +565,14 @@ class _Pencil:
         if self.base:
             self.A, self.b, self.reach = self.A_base, self.b_base, None
         else:
-            self.A, self.b = run.slice(size=float(np.linalg.norm(self.b_base[run.n - run.k:])))
+            self.A, self.b = run.slice(size=float(np.linalg.norm(self.b_base[run.rx:])))
             self.reach = random_gamma(run.rng)
         v, self.ts = random_pencil(run.rng, run.k)
         # the pencil moves L by a step of the size of its right-hand side: a unit step on
         # image points of size ~1e4 was a relative move of 1e-4 whose nonlinearity (one point
         # of the parabola (s, 1e4 s^2)) fell below the trace tolerance: degree 1 "certified"
-        size = max(1.0, float(np.linalg.norm(self.b[run.n - run.k:])))
-        self.v = np.concatenate([np.zeros(run.n - run.k, complex), size * v])
+        size = max(1.0, float(np.linalg.norm(self.b[run.rx:])))
+        self.v = np.concatenate([np.zeros(run.rx, complex), size * v])
         self.gamma = random_gamma(run.rng)
         self.values = [np.zeros((0, run.q), complex) for _ in range(3)]
         self.points = [np.zeros((0, run.n + run.q), complex) for _ in range(3)]
@@ -618,8 +636,8 @@ class _Pencil:
         """``witness.trace.decide`` of this pencil (the w-values' rounding noise; refined on
         the graph system and the pencil's slices)."""
         run = self.run
-        slices = [(self.A, self.b + t * self.v) for t in self.ts]
-        refine = lambda: refined_residual(run.G, slices, self.points, self.ts,  # noqa: E731
+        refine = lambda: refined_residual(run.G, (self.A, self.b, self.v),  # noqa: E731
+                                          self.points, self.ts,
                                           run.options.trace.refine_digits, slice(run.n, None))
         return decide(self.residual(), trace_noise(self.values, self.ts, self.acc),
                       not self.ok.all(), refine, run.options)
@@ -646,7 +664,7 @@ def _start(run: _Run, z0: np.ndarray) -> tuple[np.ndarray, np.ndarray, str]:
     L through the start point z0 = (x0, g(x0)) (x0 on M); ValueError-free: if 3 attempts fail,
     the slice through z0 is the base (said in the stop reason)."""
     At, bt = run.slice(through=z0)
-    A0, b0 = run.slice(size=max(1.0, float(np.linalg.norm(bt[run.n - run.k:]))))
+    A0, b0 = run.slice(size=max(1.0, float(np.linalg.norm(bt[run.rx:]))))
     for _ in range(3):
         tr = run.track(At, bt, A0, b0, z0[None, :], random_gamma(run.rng))
         if tr.ok[0]:
@@ -656,19 +674,28 @@ def _start(run: _Run, z0: np.ndarray) -> tuple[np.ndarray, np.ndarray, str]:
     return At, bt, "through the start point (moving it failed 3 times)"
 
 
-def _source_slice(n: int, k: int, given, rng) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(A_x (n − k, n), b_x, x0): the caller's M with a random point of it, or a random M
-    through a random x0 (a generic affine space: (x0, A_x) are random)."""
-    x0 = random_complex(rng, n)
+def _source_slice(n: int, k: int, given, rng, r: int = 0, start=None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(A_x (n − r − k, n), b_x, x0): the caller's M with a random point of it, or a random M
+    through a random x0 (a generic affine space: (x0, A_x) are random). With a domain (r
+    equations, its point ``start``): M through ``start``, or the caller's M, which must
+    contain it."""
+    rows = n - r - k
+    x0 = random_complex(rng, n) if start is None else start
     if given is None:
-        A = random_complex(rng, n - k, n)
+        A = random_complex(rng, rows, n)
         return A, A @ x0, x0
     A, b = (np.asarray(v, complex) for v in given)
-    if A.shape != (n - k, n) or b.shape != (n - k,) or not (np.all(np.isfinite(A))
-                                                           and np.all(np.isfinite(b))):
-        raise ValueError(f"source_slice must be finite (A, b) of shapes ({n - k}, {n}), "
-                         f"({n - k},): n - dimension rows; got {A.shape}, {b.shape}")
-    if n == k:
+    if A.shape != (rows, n) or b.shape != (rows,) or not (np.all(np.isfinite(A))
+                                                         and np.all(np.isfinite(b))):
+        raise ValueError(f"source_slice must be finite (A, b) of shapes ({rows}, {n}), "
+                         f"({rows},): n - (domain equations) - dimension rows; got {A.shape}, "
+                         f"{b.shape}")
+    if start is not None:
+        if rows and np.linalg.norm(A @ x0 - b) > 1e-10 * (1 + np.linalg.norm(b)):
+            raise ValueError("source_slice does not contain the start point")
+        return A, b, x0
+    if rows == 0:
         return A, b, x0
     x0 = x0 + np.linalg.lstsq(A, b - A @ x0, rcond=None)[0]     # nearest point of M
     if np.linalg.norm(A @ x0 - b) > 1e-10 * (1 + np.linalg.norm(b)):
@@ -677,15 +704,57 @@ def _source_slice(n: int, k: int, given, rng) -> tuple[np.ndarray, np.ndarray, n
 
 
 def restricted_rank(f: AnyMap, A: np.ndarray, x0: np.ndarray) -> int | None:
-    """``jacobian_rank`` of Df(x0) restricted to the directions of M (ker A). It must equal
-    dim Z: then M meets the fibers transversally at x0 and f|M is generically finite onto a
-    k-dimensional image."""
+    """``jacobian_rank`` of Df(x0) restricted to the directions of M (ker A; with a domain,
+    A also holds Dh(x0), so ker A is the tangent space of X ∩ M). It must equal dim Z: then M
+    meets the fibers transversally at x0 and f|M is generically finite onto a k-dimensional
+    image."""
     N = np.eye(f.n_source) if not len(A) else np.linalg.svd(A)[2][len(A):].conj().T
     return jacobian_rank(f.coordinates.jacobian(x0) @ N)[0]
 
 
+def _domain_start(f: AnyMap, domain: PolynomialSystem, start) -> tuple[np.ndarray, np.ndarray]:
+    """(x0 (n,) complex, Dh(x0) (r, n)) after checking that ``start`` is a smooth point of the
+    complete intersection X = V(h) of dimension n − r (ValueError otherwise)."""
+    if tuple(domain.variables) != tuple(f.variables):
+        raise ValueError(f"the domain's variables {list(domain.variables)} must be the map's "
+                         f"{list(f.variables)} (same order)")
+    if start is None:
+        raise ValueError("a domain needs a start point on it (start=)")
+    x0 = np.asarray(start, complex)
+    if x0.shape != (f.n_source,) or not np.all(np.isfinite(x0)):
+        raise ValueError(f"start must be a finite vector of length {f.n_source}, got shape "
+                         f"{x0.shape}")
+    res = float(np.max(np.abs(domain.evaluate(x0)), initial=0.0))
+    if res > 1e-10 * (1 + float(np.linalg.norm(x0))):
+        raise ValueError(f"start is not on the domain: max |h(start)| = {res:.1e}")
+    Dh = domain.jacobian(x0)
+    if jacobian_rank(Dh)[0] != domain.n_equations:
+        raise ValueError(f"the domain's Jacobian at start does not have full rank "
+                         f"{domain.n_equations} (undecided or smaller): X = V(h) must be a "
+                         f"complete intersection, smooth at start")
+    return x0, Dh
+
+
+def domain_dimension(f: AnyMap, x0: np.ndarray, Dh: np.ndarray,
+                     given: int | None = None) -> ImageDimension:
+    """dim of closure(f(X)) for a domain X: the numerical rank of Df(x0) on T_x0 X = ker Dh(x0)
+    (the engine's rank rule; cross-checked against ``given``). x0 is the caller's start point,
+    so this is the generic rank only if x0 is a generic point of X (e.g. any point of a group
+    acting transitively on X)."""
+    N = np.linalg.svd(Dh)[2][len(Dh):].conj().T
+    num, rel = jacobian_rank(f.coordinates.jacobian(x0) @ N)
+    how = "numerical rank of Df on the domain's tangent space at the start point"
+    if given is not None:
+        ok = num == given
+        return ImageDimension(given if ok else None, None, (), num, rel, ok,
+                              f"given by the caller; {how} " +
+                              ("agrees" if ok else f"{num} disagrees: undecided"))
+    return ImageDimension(num, None, (), num, rel, num is not None, how)
+
+
 def image_degree(f: AnyMap | PolynomialSystem, *, seed: int | None = None,
-                 dimension: int | None = None, source_slice=None, max_loops: int = 100,
+                 dimension: int | None = None, source_slice=None,
+                 domain: PolynomialSystem | None = None, start=None, max_loops: int = 100,
                  max_paths: int = 2_000_000, timeout: float | None = None,
                  options: Options | TrackerOptions | None = None,
                  progress: bool | None = None) -> ImageResult:
@@ -701,11 +770,21 @@ def image_degree(f: AnyMap | PolynomialSystem, *, seed: int | None = None,
     dimension : int, optional
         The image dimension k if the caller knows it (e.g. certified by numag); then only
         cross-checked numerically. Default: computed (``image_dimension``).
-    source_slice : (A (n − k, n), b (n − k,)) complex, optional
+    source_slice : (A (n − r − k, n), b (n − r − k,)) complex, optional
         The affine space M = {A x = b} that cuts the fibers (default: random). A caller may
         pass a special M, e.g. one fixing the gauge of a known symmetry group, when it meets
         the generic fiber transversally in finitely many points; this is checked (rank of
         Df restricted to M = k at a random point of M), else the result is undecided.
+    domain : PolynomialSystem, optional
+        r equations h(x) = 0 (in f's variables, same order) of the source X ⊂ C^n: the image
+        is then closure(f(X)). X must be an irreducible complete intersection of dimension
+        n − r (the caller's claim, e.g. a group {e det C = 1}; not checked beyond smoothness
+        at ``start``), so that closure(f(X)) is irreducible and the trace test certifies it.
+        Default: X = C^n (r = 0).
+    start : (n,) complex, required with ``domain``
+        A point of X (|h| ≤ 1e-10 (1 + |start|)) where Dh has rank r; the dimension is the
+        rank of Df on T_start X, so ``start`` must be a generic point of X (any point of a
+        homogeneous X, e.g. a group's identity). M passes through it.
     max_loops, max_paths, timeout : budget of the monodromy; reaching it gives
         ``certified=None`` and no degree.
     options : witness.Options (or its TrackerOptions alone): the tracker's options for every
@@ -719,7 +798,8 @@ def image_degree(f: AnyMap | PolynomialSystem, *, seed: int | None = None,
     Raises
     ------
     ValueError
-        ``dimension`` out of range 0..min(n, m), or a malformed ``source_slice``.
+        ``dimension`` out of range 0..min(n − r, m), a malformed ``source_slice``, a domain
+        in other variables, without a start point on it, or singular there.
 
     Examples
     --------
@@ -737,34 +817,43 @@ def image_degree(f: AnyMap | PolynomialSystem, *, seed: int | None = None,
     t0 = time.perf_counter()
     f = f if isinstance(f, (PolynomialMap, ProgramMap)) else PolynomialMap(f)
     n, m = f.n_source, f.n_target
-    if dimension is not None and not 0 <= dimension <= min(n, m):
-        raise ValueError(f"dimension must be in 0..{min(n, m)}, got {dimension}")
+    r = 0 if domain is None else domain.n_equations
+    if dimension is not None and not 0 <= dimension <= min(n - r, m):
+        raise ValueError(f"dimension must be in 0..{min(n - r, m)}, got {dimension}")
     seed = int(np.random.SeedSequence().entropy % 2**31) if seed is None else int(seed)
     rng = np.random.default_rng(seed)
-    dim = image_dimension(f, rng, dimension)
-    common = dict(variables=f.variables, n_source=n, n_target=m,
-                  homogeneous_degree=f.homogeneous_degree(), dimension_check=dim, seed=seed)
+    if domain is None:
+        x0, Dh = None, np.zeros((0, n), complex)
+        dim = image_dimension(f, rng, dimension)
+    else:
+        x0, Dh = _domain_start(f, domain, start)
+        dim = domain_dimension(f, x0, Dh, dimension)
+    common = dict(variables=f.variables, n_source=n, n_target=m, domain_equations=r,
+                  homogeneous_degree=f.homogeneous_degree() if domain is None else None,
+                  dimension_check=dim, seed=seed)
     k = dim.dimension
     if k is None:
         return _undecided(common, "dimension undecided", t0)
     if k == 0:
-        return ImageResult(**common, dimension=0, fiber_dimension=n, degree=1, points_found=1,
+        return ImageResult(**common, dimension=0, fiber_dimension=n - r, degree=1,
+                           points_found=1,
                            certified=True, trace=None, loops=0, paths_tracked=0, failed_paths=0,
                            ambiguous_matches=0, stop_reason="constant map",
                            seconds=time.perf_counter() - t0)
-    MA, Mb, x0 = _source_slice(n, k, source_slice, rng)
-    if restricted_rank(f, MA, x0) != k:
+    MA, Mb, x0 = _source_slice(n, k, source_slice, rng, r, x0)
+    if restricted_rank(f, np.vstack([Dh, MA]), x0) != k:
         return _undecided(common, f"Df restricted to the source slice M does not have rank "
-                                  f"{k} at a random point of M (M not transverse to the fibers, "
+                                  f"{k} at a point of M (M not transverse to the fibers, "
                                   f"or the dimension is wrong)", t0)
     return _degree(f, k, x0, (MA, Mb), rng, common, max_loops, max_paths, timeout, options,
-                   progress, t0)
+                   progress, t0, domain)
 
 
 def _undecided(common: dict, reason: str, t0: float) -> ImageResult:
     d = common["dimension_check"].dimension
     return ImageResult(**common, dimension=d, fiber_dimension=None if d is None else
-                       common["n_source"] - d, degree=None, points_found=0, certified=None,
+                       common["n_source"] - common["domain_equations"] - d, degree=None,
+                       points_found=0, certified=None,
                        trace=None, loops=0, paths_tracked=0, failed_paths=0,
                        ambiguous_matches=0, stop_reason=reason, seconds=time.perf_counter() - t0)
 
@@ -780,16 +869,17 @@ def _projection(rng, q: int, y0: np.ndarray) -> np.ndarray | None:
 
 
 def _degree(f: AnyMap, k: int, x0, M, rng, common: dict, max_loops, max_paths, timeout,
-            options, progress, t0) -> ImageResult:
+            options, progress, t0, domain=None) -> ImageResult:
     n, m = f.n_source, f.n_target
     y0 = f.coordinates.evaluate(x0)
     P = _projection(rng, min(m, k + EXTRA_COORDINATES), y0)
-    G = graph_system(f, P, _fresh_names(f.variables, len(y0) if P is None else len(P)))
+    G = graph_system(f, P, _fresh_names(f.variables, len(y0) if P is None else len(P)),
+                     domain)
     options = resolve(options)
     run = _Run(G, n, k, M, rng, options)
     A0, b0, base = _start(run, np.concatenate([x0, y0 if P is None else P @ y0]))
     run.deadline = None if timeout is None else t0 + timeout
-    size = float(np.linalg.norm(b0[n - k:]))
+    size = float(np.linalg.norm(b0[run.rx:]))
     pencils = [_Pencil(run, A0, b0, base=True), _Pencil(run, A0, b0, base=False)]
     loops: list[tuple] = []
     pushed: list[int] = []                       # per loop: representatives pushed through it
@@ -825,7 +915,8 @@ def _degree(f: AnyMap, k: int, x0, M, rng, common: dict, max_loops, max_paths, t
         test = dataclasses.replace(test, verdict=None)      # about fewer points: undecided
     bar.close()
     certified = test.verdict
-    return ImageResult(**common, dimension=k, fiber_dimension=n - k,
+    return ImageResult(**common, dimension=k,
+                       fiber_dimension=n - common["domain_equations"] - k,
                        degree=len(run.Z) if certified else None, points_found=len(run.Z),
                        certified=certified, trace=test, loops=len(loops),
                        paths_tracked=run.paths, failed_paths=run.failed,
@@ -909,7 +1000,9 @@ def run_cli(args, system: PolynomialSystem) -> ImageResult:
 def render(r: ImageResult) -> str:
     """Readable lines of an ImageResult."""
     dc = r.dimension_check
-    rows = [("map", f"C^{r.n_source} -> C^{r.n_target}, variables {', '.join(r.variables)}"),
+    src = (f"X ⊂ C^{r.n_source} ({r.domain_equations} equations)" if r.domain_equations
+           else f"C^{r.n_source}")
+    rows = [("map", f"{src} -> C^{r.n_target}, variables {', '.join(r.variables)}"),
             ("dimension", f"{r.dimension}  ({dc.method})"),
             ("generic fiber dimension", r.fiber_dimension),
             ("degree", r.degree if r.degree is not None else

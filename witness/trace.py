@@ -31,7 +31,11 @@ values resolve, and the pencil is decided again at ``TraceOptions.refine_digits`
 (``Pencil.refined``: every value refined by Newton in mpmath on its slice, the residual
 recomputed): linear there (residual within noise_factor of the 30-digit noise) passes, still
 nonlinear fails, a value that does not refine (or a refinement above REFINE_MAX_WORK) leaves
-the test undecided.
+the test undecided. A pencil whose noise is itself not below the tolerance is refined too, and
+never passes unrefined: values that carry errors above the tolerance cannot show a deviation of
+its size (the orbit map of widths 2,1,2, numag.orbit, seed 0: one of the 12 image points,
+source coordinates ~5e3, residuals 5.0e-12 and 9.4e-14 < tol under noises 4.6e-9 and 4.3e-5,
+was certified as a variety of degree 1).
 
 ``Pencil`` is the one implementation of a pencil: it caches the values of every point (by
 index), so monodromy can test growing point sets without tracking a point twice; the paths of a
@@ -131,7 +135,8 @@ def trace_verdict(residuals, failed: int = 0, options: Options | None = None,
     ``trace_noise``) a pencil whose residual exceeds ``noise_factor`` times its noise is
     nonlinear: the verdict is undecided, or False when that residual was computed with more
     than DOUBLE_DIGITS digits (``digits``, one per pencil; default 16: refined values resolve
-    the nonlinearity, module docstring)."""
+    the nonlinearity, module docstring). A pencil whose noise is not below ``tol`` cannot
+    certify: its values do not resolve a deviation of the tolerance's size (undecided)."""
     t = resolve(options).trace
     res = (float(residuals),) if np.isscalar(residuals) else tuple(float(r) for r in residuals)
     noise = tuple(float(v) for v in (noises or ()))
@@ -146,7 +151,8 @@ def trace_verdict(residuals, failed: int = 0, options: Options | None = None,
     nonlinear = [d for rj, nj, d in zip(res, noise, digs) if rj > t.noise_factor * nj]
     if any(d > DOUBLE_DIGITS for d in nonlinear):
         return TraceTestResult(False, r, 0, **kw)
-    if len(res) >= t.pencils and r < t.tol and not nonlinear:
+    unresolved = any(nj >= t.tol for nj in noise)     # values too noisy to see tol
+    if len(res) >= t.pencils and r < t.tol and not nonlinear and not unresolved:
         return TraceTestResult(True, r, 0, **kw)
     return TraceTestResult(None, r, 0, **kw)
 
@@ -183,23 +189,29 @@ def trace_noise(values, ts, accuracies, floor: float = float(np.finfo(float).eps
         return err / scale if scale > 0 else 0.0
 
 
-def refined_residual(system, slices, values, ts, digits: int, coords: slice = slice(None)):
+def refined_residual(system, pencil, values, ts, digits: int, coords: slice = slice(None)):
     """(residual, noise) of the trace of ``values`` recomputed at ``digits`` digits, or None
     when a value does not refine: each value (rows of values[j], (p, n)) refined by Newton in
-    mpmath (``witness.refine``) on [system; A_j x = b_j] (slices[j] = (A_j, b_j)); the residual
-    from the refined values in mpmath, on the coordinates ``coords`` (the traced ones); the
-    noise by ``trace_noise`` with the refinement's last corrections, floored at 10^-digits. A
-    value that moves by more than REFINE_MOVE (relative) is not refined: Newton left the root
-    the double-precision value approximated. Work above REFINE_MAX_WORK: None without
-    refining."""
+    mpmath (``witness.refine``) on [system; A x = b + t_j v] (pencil = (A, b, v); the
+    translates b + t_j v and the combination's coefficients computed in mpmath: in double
+    precision they are affine in t only to ~1e-16, a deviation the refined residual would
+    show); the residual from the refined values in mpmath, on the coordinates ``coords`` (the
+    traced ones); the noise by ``trace_noise`` with the refinement's last corrections, floored
+    at 10^-digits. A value that moves by more than REFINE_MOVE (relative) is not refined:
+    Newton left the root the double-precision value approximated. Work above
+    REFINE_MAX_WORK: None without refining."""
     import mpmath
 
     from .refine import refine
     if 3 * len(values[0]) * system.n_vars * system_size(system) > REFINE_MAX_WORK:
         return None
+    A, b, v = pencil
     refined = []
-    for (A, b), V in zip(slices, values):
-        R = refine(system, V, digits, slice_A=A, slice_b=b)
+    for t, V in zip(ts, values):
+        with mpmath.workdps(digits + 10):
+            bt = np.array([mpmath.mpc(bi) + mpmath.mpc(t) * mpmath.mpc(vi)
+                           for bi, vi in zip(b, v)], dtype=object)
+        R = refine(system, V, digits, slice_A=A, slice_b=bt)
         moved = np.linalg.norm(R.points - V, axis=1) / (1 + np.linalg.norm(V, axis=1))
         if not R.converged.all() or not np.all(moved <= REFINE_MOVE):
             return None
@@ -207,7 +219,9 @@ def refined_residual(system, slices, values, ts, digits: int, coords: slice = sl
     cols = range(values[0].shape[1])[coords]
     with mpmath.workdps(digits + 10):
         sums = [[mpmath.fsum(x[c] for x in R.points_mp) for c in cols] for R in refined]
-        c = [mpmath.mpc(v) for v in _combination(ts)]
+        t0, t1, t2 = (mpmath.mpc(t) for t in ts)
+        lam = (t2 - t0) / (t1 - t0)
+        c = (lam - 1, -lam, mpmath.mpf(1))              # _combination, in mpmath
         dev = mpmath.sqrt(mpmath.fsum(abs(c[0] * a + c[1] * b + c[2] * d) ** 2
                                       for a, b, d in zip(*sums)))
         scale = mpmath.fsum(mpmath.sqrt(mpmath.fsum(abs(x[j]) ** 2 for j in cols))
@@ -230,10 +244,12 @@ def decide(residual: float, noise: float, failed: bool, refined: Callable,
            options: Options | None = None) -> tuple[float, float, int]:
     """(residual, noise, digits) of one pencil: as computed in double precision, or
     ``refined()`` (a (residual, noise) pair at ``TraceOptions.refine_digits`` digits, or None)
-    when the residual is below the tolerance but above noise_factor times its noise (module
-    docstring); with failed paths, or when refining fails, the double-precision values."""
+    when the residual is below the tolerance but above noise_factor times its noise, or the
+    noise itself is not below the tolerance (module docstring); with failed paths, or when
+    refining fails, the double-precision values."""
     t = resolve(options).trace
-    if failed or not t.noise_factor * noise < residual < t.tol:
+    if failed or not residual < t.tol or not (t.noise_factor * noise < residual
+                                              or noise >= t.tol):
         return residual, noise, DOUBLE_DIGITS
     hp = refined()
     return (residual, noise, DOUBLE_DIGITS) if hp is None else (*hp, t.refine_digits)
@@ -425,8 +441,8 @@ class Pencil:
     def refined(self, idx: np.ndarray) -> tuple[float, float] | None:
         """``refined_residual`` of the points idx (their values refined on this pencil's
         slices at ``TraceOptions.refine_digits`` digits), or None if one does not refine."""
-        slices = [(self.A, self.b + t * self.v) for t in self.ts]
-        return refined_residual(self.W.square, slices, [v[idx] for v in self.values], self.ts,
+        return refined_residual(self.W.square, (self.A, self.b, self.v),
+                                [v[idx] for v in self.values], self.ts,
                                 self.options.trace.refine_digits,
                                 slice(self.W.info.get("project_to")))
 

@@ -1,0 +1,174 @@
+"""The orbit closure Z = closure(G°·W0) of a lightning-attention network's weights, and its
+degree by a pseudo-witness set of the orbit map g ↦ g·W0.
+
+G° is the identity component of the symmetry group (S1)–(S3) (numag.symmetry; paper-notes
+§3.3). It acts linearly on the weights,
+
+    Q_i ↦ λ_i G_i Q_i C_{i-1}^{-1},  K_i ↦ G_i^{-T} K_i C_{i-1}^{-1},  V_i ↦ C_i V_i C_{i-1}^{-1} / λ_i
+
+(G_i ∈ GL(a_i), λ_i ∈ C*, C_i ∈ GL(d_i) for 0 < i < l, C_0 = C_l = I). As a variety G° is a
+complete intersection X ⊂ C^N: per factor GL(n) the n² entries of C and one more unknown e with
+e det C = 1 (so C^{-1} = e adj C is polynomial); a layer with a_i = 1 acts by the 2-torus
+(Q, K, V) ↦ (u Q, v K, w V), u v w = 1 (u = λ G, v = G^{-1}, w = 1/λ: an isomorphism of tori).
+X is irreducible (a product of GL's and tori) and homogeneous, so its identity is a generic
+point of it. The orbit map f(g) = g·W0 is polynomial on X and Z = closure(f(X)) is irreducible.
+
+When the fiber's exact Jacobian nullity at W0 equals dim G°·W0 (what `numag fiber` proves:
+"Jacobian nullity k proved exactly"), Z is an irreducible component of the fiber through W0
+(Z ⊂ fiber, both of dimension k at W0, Z irreducible and closed) [derived; paper-notes §3.3].
+Its degree is then the degree of that fiber component, computed here on 14 + 5 unknowns for
+widths 2,2,2,2 ranks 1,1,1 instead of the fiber system's 24 unknowns and 16,240 equations:
+``witness.image.image_degree`` with the domain X (monodromy on the image points, certified by
+the linear trace test in the image). benchmarks/orbit_degree.py counts the same points exactly
+over F_p (Gröbner bases, Singular or msolve) where that finishes.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Sequence
+
+import flint
+import numpy as np
+
+from witness.image import ImageResult, PolynomialMap, image_degree
+from witness.options import Options
+from witness.system import PolynomialSystem
+
+from .architecture import Architecture, LayerWeights
+
+
+class _Group:
+    """Unknowns and equations of G° as fmpq_mpoly matrices (module docstring)."""
+
+    def __init__(self, arch: Architecture):
+        names: list[str] = []
+        self.blocks: list[tuple[str, int]] = []        # GL factors: (prefix, size)
+        for i, a in enumerate(arch.ranks, 1):
+            if a == 1:
+                names += [f"t{i}u", f"t{i}v", f"t{i}w"]
+            else:
+                self.blocks += [(f"g{i}", a), (f"l{i}", 1)]
+        self.blocks += [(f"c{i}", arch.widths[i]) for i in range(1, arch.depth)]
+        for p, n in self.blocks:
+            names += [f"{p}_{r}_{c}" for r in range(n) for c in range(n)] + [f"{p}e"]
+        self.names = tuple(names)
+        self.ctx = flint.fmpq_mpoly_ctx.get(self.names, "lex")
+        self.gen = dict(zip(self.names, self.ctx.gens()))
+
+    def matrix(self, p: str, n: int) -> list[list]:
+        return [[self.gen[f"{p}_{r}_{c}"] for c in range(n)] for r in range(n)]
+
+    def inverse(self, p: str, n: int) -> list[list]:
+        """e adj C (= C^{-1} on X)."""
+        M = self.matrix(p, n)
+        e = self.gen[f"{p}e"]
+        return [[e * _cofactor(M, c, r) for c in range(n)] for r in range(n)]
+
+    def equations(self, arch: Architecture) -> list:
+        eqs = []
+        for i, a in enumerate(arch.ranks, 1):
+            if a == 1:
+                eqs.append(self.gen[f"t{i}u"] * self.gen[f"t{i}v"] * self.gen[f"t{i}w"] - 1)
+        for p, n in self.blocks:
+            eqs.append(self.gen[f"{p}e"] * _det(self.matrix(p, n)) - 1)
+        return eqs
+
+    def identity(self) -> np.ndarray:
+        """The identity of G° as a point of X (e = 1, C = I, u = v = w = 1)."""
+        x = np.zeros(len(self.names), complex)
+        for j, name in enumerate(self.names):
+            parts = name.split("_")
+            x[j] = (1.0 if len(parts) == 1 or parts[1] == parts[2] else 0.0)
+        return x
+
+
+def _det(M: list[list]):
+    if len(M) == 1:
+        return M[0][0]
+    return sum((-1) ** c * M[0][c] * _det(_minor(M, 0, c)) for c in range(len(M)))
+
+
+def _minor(M, r: int, c: int):
+    return [[M[i][j] for j in range(len(M)) if j != c] for i in range(len(M)) if i != r]
+
+
+def _cofactor(M, r: int, c: int):
+    return (-1) ** (r + c) * (_det(_minor(M, r, c)) if len(M) > 1 else 1)
+
+
+def _matmul(A: list[list], B: list[list]) -> list[list]:
+    return [[sum(A[i][t] * B[t][j] for t in range(len(B))) for j in range(len(B[0]))]
+            for i in range(len(A))]
+
+
+def _const(ctx, M) -> list[list]:
+    return [[ctx.constant(flint.fmpq(Fraction(v).numerator, Fraction(v).denominator))
+             for v in row] for row in np.asarray(M, dtype=object)]
+
+
+def _transpose(M: list[list]) -> list[list]:
+    return [list(r) for r in zip(*M)]
+
+
+def orbit_map(arch: Architecture, layers: Sequence[LayerWeights]
+              ) -> tuple[PolynomialMap, PolynomialSystem, np.ndarray]:
+    """(f, h, identity): the orbit map f(g) = g·W0 (coordinates in Architecture.pack order), the
+    equations h of G° ⊂ C^N and the identity of G° (N,) complex (module docstring).
+
+    Raises
+    ------
+    ValueError
+        not a (single-head) lightning-attention architecture, or layers of other shapes.
+    """
+    if arch.kind != "lightning":
+        raise ValueError(f"the orbit map is implemented for lightning attention, got "
+                         f"{arch.kind!r}")
+    shapes = arch.layer_shapes()
+    if len(layers) != len(shapes) or any(np.shape(m) != s for l, sh in zip(layers, shapes)
+                                         for m, s in zip(l, sh)):
+        raise ValueError(f"layers must have the block shapes {shapes}")
+    grp = _Group(arch)
+    ctx, gen = grp.ctx, grp.gen
+    coords = []
+    for i, (Q, K, V) in enumerate(layers, 1):
+        Q, K, V = (_const(ctx, m) for m in (Q, K, V))
+        if i > 1:
+            E = grp.inverse(f"c{i - 1}", arch.widths[i - 1])
+            Q, K, V = _matmul(Q, E), _matmul(K, E), _matmul(V, E)
+        if i < arch.depth:
+            V = _matmul(grp.matrix(f"c{i}", arch.widths[i]), V)
+        if arch.ranks[i - 1] == 1:
+            u, v, w = gen[f"t{i}u"], gen[f"t{i}v"], gen[f"t{i}w"]
+            blocks = [[[u * x for x in r] for r in Q], [[v * x for x in r] for r in K],
+                      [[w * x for x in r] for r in V]]
+        else:
+            a = arch.ranks[i - 1]
+            lam, mu = gen[f"l{i}_0_0"], gen[f"l{i}e"]
+            GQ = _matmul(grp.matrix(f"g{i}", a), Q)
+            HK = _matmul(_transpose(grp.inverse(f"g{i}", a)), K)
+            blocks = [[[lam * x for x in r] for r in GQ], HK, [[mu * x for x in r] for r in V]]
+        coords += [x for B in blocks for r in B for x in r]
+    f = PolynomialMap(_system(grp.names, coords))
+    h = _system(grp.names, grp.equations(arch))
+    return f, h, grp.identity()
+
+
+def _system(names: tuple[str, ...], polys: list) -> PolynomialSystem:
+    return PolynomialSystem(names, tuple(
+        {tuple(map(int, e)): Fraction(int(c.p), int(c.q))
+         for e, c in p.to_dict().items()} for p in polys))
+
+
+def orbit_degree(arch: Architecture, layers: Sequence[LayerWeights], *, seed: int = 0,
+                 dimension: int | None = None, timeout: float | None = None,
+                 options: Options | None = None, progress: bool | None = None) -> ImageResult:
+    """dim and degree of Z = closure(G°·W0) (module docstring), by ``witness.image.image_degree``
+    on the orbit map with the domain G° and the identity as start point. ``dimension``: the
+    orbit dimension if known (numag.fibers.orbit_dimension, exact), then cross-checked. The
+    degree is the affine degree of Z ⊂ C^{#params}, reported only when the trace test certifies
+    it (``certified``), else ``points_found`` is a lower bound.
+
+    Raises ValueError as ``orbit_map``."""
+    f, h, e = orbit_map(arch, layers)
+    return image_degree(f, domain=h, start=e, seed=seed, dimension=dimension, timeout=timeout,
+                        options=options, progress=progress)
