@@ -49,6 +49,7 @@ import numpy as np  # noqa: E402
 
 from numag.architecture import Architecture  # noqa: E402
 from numag.fibers import orbit_dimension  # noqa: E402
+from numag.orbit import orbit_map  # noqa: E402
 from numag.points import sample_point  # noqa: E402
 
 # 2,2,2,2:1,1,1 (22 unknowns before the torus form of the rank-one layers, 19 after) did not
@@ -63,115 +64,36 @@ def parse_spec(spec: str) -> Architecture:
                         tuple(int(a) for a in ranks.split(",")))
 
 
-def _mat(name: str, rows: int, cols: int) -> list[list[str]]:
-    return [[f"{name}_{r}_{c}" for c in range(cols)] for r in range(rows)]
-
-
-def _const(M) -> list[list[str]]:
-    return [[f"({Fraction(v)})" for v in row] for row in np.asarray(M, dtype=object)]
-
-
-def _minor(M: list[list[str]], r: int, c: int) -> list[list[str]]:
-    return [[M[i][j] for j in range(len(M)) if j != c] for i in range(len(M)) if i != r]
-
-
-def _det(M: list[list[str]]) -> str:
-    """Determinant of a symbolic matrix by Laplace expansion (n <= 3 here)."""
-    if len(M) == 1:
-        return M[0][0]
-    return "+".join(f"({'-' if c % 2 else ''}1)*{M[0][c]}*({_det(_minor(M, 0, c))})"
-                    for c in range(len(M)))
-
-
-def _adj(M: list[list[str]]) -> list[list[str]]:
-    n = len(M)
-    if n == 1:
-        return [["1"]]
-    return [[f"({'-' if (r + c) % 2 else ''}1)*({_det(_minor(M, c, r))})" for c in range(n)]
-            for r in range(n)]
-
-
-def group(arch: Architecture) -> tuple[list[str], list[str], dict]:
-    """(variables, group equations, matrices) of G°: per factor GL(n) the entries of C and one
-    more unknown e with e det C = 1, so that C^{-1} = e adj C is polynomial (module docstring;
-    n^2 + 1 unknowns and one equation per factor). Factors: G_i, λ_i (a_i > 1) and C_i (d_i).
-    A layer with a_i = 1 acts by the 2-torus (Q, K, V) ↦ (u Q, v K, w V), u v w = 1 (u = λ_i G_i,
-    v = G_i^{-1}, w = λ_i^{-1}: an isomorphism of tori, so no count changes): 3 unknowns and
-    one equation instead of 4 and 2."""
-    names, eqs, mats = [], [], {}
-    blocks = []
-    for i, a in enumerate(arch.ranks, 1):
-        if a == 1:
-            u, v, w = f"t{i}u", f"t{i}v", f"t{i}w"
-            names += [u, v, w]
-            eqs.append(f"{u}*{v}*{w}-1")
-            mats[f"scale{i}"] = (u, v, w)
-        else:
-            blocks += [(f"g{i}", a), (f"l{i}", 1)]
-    blocks += [(f"c{i}", arch.widths[i]) for i in range(1, arch.depth)]
-    for p, n in blocks:
-        G, e = _mat(p, n, n), f"{p}e"
-        names += [v for row in G for v in row] + [e]
-        eqs.append(f"{e}*({_det(G)})-1")
-        mats[p], mats[p + "inv"] = G, [[f"{e}*{v}" for v in row] for row in _adj(G)]
-    return names, eqs, mats
-
-
-def moved_weights(arch: Architecture, mats: dict) -> list[str]:
-    """Blocks of g·W0 (Architecture.pack order) as Singular matrix expressions."""
-    out = []
-    for i in range(1, arch.depth + 1):
-        right = f"*E{i - 1}" if i > 1 else ""
-        C = f"C{i}*" if i < arch.depth else ""
-        if f"scale{i}" in mats:
-            u, v, w = mats[f"scale{i}"]
-            out += [f"{u}*Q{i}{right}", f"{v}*K{i}{right}", f"{w}*{C}V{i}{right}"]
-            continue
-        lam, mu = mats[f"l{i}"][0][0], mats[f"l{i}inv"][0][0]
-        out += [f"{lam}*G{i}*Q{i}{right}", f"transpose(H{i})*K{i}{right}",
-                f"{mu}*{C}V{i}{right}"]
-    return out
+def _singular(poly: dict, names: tuple[str, ...]) -> str:
+    """A PolynomialSystem polynomial ({exponents: Fraction}) as a Singular expression."""
+    terms = []
+    for e, c in poly.items():
+        mono = "*".join(f"{v}^{k}" if k > 1 else v for v, k in zip(names, e) if k)
+        terms.append(f"({Fraction(c)})" + (f"*{mono}" if mono else ""))
+    return "+".join(terms) or "0"
 
 
 def singular_script(arch: Architecture, layers, k: int, p: int, rng, target: str
                     ) -> tuple[str, list[str]]:
     """(Singular lines defining the ideal I of {g : g·W0 ∈ L} (target 'slice', L random over
-    F_p) or of Stab(W0) (target 'stabilizer'), the unknowns)."""
-    names, eqs, mats = group(arch)
-    lines = [f"ring R = {p}, ({', '.join(names)}), dp;", "option(redSB);"]
-
-    def matrix(name: str, M: list[list[str]]) -> None:
-        lines.append(f"matrix {name}[{len(M)}][{len(M[0])}] = "
-                     f"{', '.join(v for row in M for v in row)};")
-    for i in range(1, arch.depth + 1):
-        if f"g{i}" in mats:
-            matrix(f"G{i}", mats[f"g{i}"])
-            matrix(f"H{i}", mats[f"g{i}inv"])
-    for i in range(1, arch.depth):
-        matrix(f"C{i}", mats[f"c{i}"])
-        matrix(f"E{i}", mats[f"c{i}inv"])
-    for i, (Q, K, V) in enumerate(layers, 1):
-        matrix(f"Q{i}", _const(Q))
-        matrix(f"K{i}", _const(K))
-        matrix(f"V{i}", _const(V))
-    blocks = moved_weights(arch, mats)
-    base = [v for M in (m for layer in layers for m in layer) for v in
-            np.asarray(M, dtype=object).ravel()]
-    for j, expr in enumerate(blocks, 1):
-        lines.append(f"matrix M{j} = {expr};")
-    entries = [f"M{j}[{r + 1},{c + 1}]" for j, M in enumerate(
-        (m for layer in layers for m in layer), 1)
-        for r in range(np.asarray(M).shape[0]) for c in range(np.asarray(M).shape[1])]
-    ideal = list(eqs)
+    F_p) or of Stab(W0) (target 'stabilizer'), the unknowns). The group G° and the orbit map
+    g ↦ g·W0 are numag.orbit.orbit_map's (one construction for both routes; its φ-invariance
+    is tested in tests/test_orbit.py)."""
+    f, h, _ = orbit_map(arch, layers)
+    names = tuple(h.variables)
+    coords = [_singular(c, names) for c in f.coordinates.polynomials]
+    ideal = [_singular(e, names) for e in h.polynomials]
     if target == "stabilizer":
-        ideal += [f"{e}-({Fraction(v)})" for e, v in zip(entries, base)]
+        base = arch.pack(layers)
+        ideal += [f"{e}-({Fraction(v)})" for e, v in zip(coords, base)]
     else:
         for _ in range(k):
-            coef = rng.integers(1, p, len(entries))
-            ideal.append("+".join(f"{int(c)}*{e}" for c, e in zip(coef, entries))
+            coef = rng.integers(1, p, len(coords))
+            ideal.append("+".join(f"{int(c)}*({e})" for c, e in zip(coef, coords))
                          + f"-{int(rng.integers(1, p))}")
-    lines.append(f"ideal I = {', '.join(ideal)};")
-    return "\n".join(lines) + "\n", names
+    lines = [f"ring R = {p}, ({', '.join(names)}), dp;", "option(redSB);",
+             f"ideal I = {', '.join(ideal)};"]
+    return "\n".join(lines) + "\n", list(names)
 
 
 def run_singular(script: str, timeout: float) -> tuple[int, int]:

@@ -735,7 +735,7 @@ def _domain_start(f: AnyMap, domain: PolynomialSystem, start) -> tuple[np.ndarra
     return x0, Dh
 
 
-def domain_dimension(f: AnyMap, x0: np.ndarray, Dh: np.ndarray,
+def _domain_dimension(f: AnyMap, x0: np.ndarray, Dh: np.ndarray,
                      given: int | None = None) -> ImageDimension:
     """dim of closure(f(X)) for a domain X: the numerical rank of Df(x0) on T_x0 X = ker Dh(x0)
     (the engine's rank rule; cross-checked against ``given``). x0 is the caller's start point,
@@ -827,7 +827,7 @@ def image_degree(f: AnyMap | PolynomialSystem, *, seed: int | None = None,
         dim = image_dimension(f, rng, dimension)
     else:
         x0, Dh = _domain_start(f, domain, start)
-        dim = domain_dimension(f, x0, Dh, dimension)
+        dim = _domain_dimension(f, x0, Dh, dimension)
     common = dict(variables=f.variables, n_source=n, n_target=m, domain_equations=r,
                   homogeneous_degree=f.homogeneous_degree() if domain is None else None,
                   dimension_check=dim, seed=seed)
