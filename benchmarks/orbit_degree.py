@@ -49,7 +49,7 @@ import numpy as np  # noqa: E402
 
 from numag.architecture import Architecture  # noqa: E402
 from numag.fibers import orbit_dimension  # noqa: E402
-from numag.orbit import orbit_map  # noqa: E402
+from numag.orbit import layer_orbit_map, orbit_map  # noqa: E402
 from numag.points import sample_point  # noqa: E402
 
 # 2,2,2,2:1,1,1 (22 unknowns before the torus form of the rank-one layers, 19 after) did not
@@ -73,13 +73,25 @@ def _singular(poly: dict, names: tuple[str, ...]) -> str:
     return "+".join(terms) or "0"
 
 
-def singular_script(arch: Architecture, layers, k: int, p: int, rng, target: str
-                    ) -> tuple[str, list[str]]:
+def parametrization(arch: Architecture, layers, form: str):
+    """(form used, f, h) of G°·W0: 'layer' (numag.orbit.layer_orbit_map: fewer unknowns, lower
+    degrees; rank-one chains with square inner V_i), 'group' (numag.orbit.orbit_map), 'auto':
+    layer where it applies."""
+    if form == "auto":
+        try:
+            return ("layer", *layer_orbit_map(arch, layers)[:2])
+        except ValueError:
+            form = "group"
+    return (form, *(layer_orbit_map if form == "layer" else orbit_map)(arch, layers)[:2])
+
+
+def singular_script(arch: Architecture, layers, k: int, p: int, rng, target: str,
+                    form: str = "auto") -> tuple[str, list[str]]:
     """(Singular lines defining the ideal I of {g : g·W0 ∈ L} (target 'slice', L random over
     F_p) or of Stab(W0) (target 'stabilizer'), the unknowns). The group G° and the orbit map
     g ↦ g·W0 are numag.orbit.orbit_map's (one construction for both routes; its φ-invariance
     is tested in tests/test_orbit.py)."""
-    f, h, _ = orbit_map(arch, layers)
+    _, f, h = parametrization(arch, layers, form)
     names = tuple(h.variables)
     coords = [_singular(c, names) for c in f.coordinates.polynomials]
     ideal = [_singular(e, names) for e in h.polynomials]
@@ -124,17 +136,19 @@ def run_msolve(script: str, names: list[str], p: int, msolve: str, timeout: floa
     return 0, int(numbers[3])           # [0, [p, nvars, deg, ...]]
 
 
-def degree(spec: str, seed: int, primes, timeout: float, msolve: str | None = None) -> dict:
+def degree(spec: str, seed: int, primes, timeout: float, msolve: str | None = None,
+           form: str = "auto") -> dict:
     """deg Z for one architecture (module docstring), with Singular's or msolve's counts."""
     arch = parse_spec(spec)
     layers = sample_point(arch, "generic", seed)
     k = orbit_dimension(arch, layers)
     rng = np.random.default_rng(seed)
+    used, _, h = parametrization(arch, layers, form)
     t0 = time.perf_counter()
     counts = []
 
     def count(p: int, target: str) -> tuple[int, int]:
-        script, names = singular_script(arch, layers, k, p, rng, target)
+        script, names = singular_script(arch, layers, k, p, rng, target, form)
         return (run_singular(script, timeout) if msolve is None else
                 run_msolve(script, names, p, msolve, timeout))
     for p in primes:
@@ -146,7 +160,8 @@ def degree(spec: str, seed: int, primes, timeout: float, msolve: str | None = No
     agree = len({(s, c) for _, s, c in counts}) == 1 and counts[0][2] % counts[0][1] == 0
     return {"spec": spec, "seed": seed, "dim": k, "counts": counts,
             "degree": counts[0][2] // counts[0][1] if agree else None,
-            "seconds": time.perf_counter() - t0}
+            "seconds": time.perf_counter() - t0,
+            "form": f"{used} coordinates, {len(h.variables)} unknowns"}
 
 
 def main() -> int:
@@ -157,6 +172,10 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=3600, help="per Singular run, s")
     ap.add_argument("--msolve", help="path of an msolve binary (https://msolve.lip6.fr, built "
                                      "from source): its F4 instead of Singular's slimgb")
+    ap.add_argument("--form", choices=("auto", "layer", "group"), default="auto",
+                    help="coordinates of G°·W0: layer (rank-one chains with square inner V_i, "
+                         "numag.orbit.layer_orbit_map), group (numag.orbit.orbit_map), auto: "
+                         "layer where it applies")
     args = ap.parse_args()
     if shutil.which("Singular") is None:
         print("Singular not installed (apt-get install singular): nothing measured")
@@ -167,13 +186,13 @@ def main() -> int:
           f"{how} over F_p, p in {primes}")
     for spec in args.specs:
         try:
-            r = degree(spec, args.seed, primes, args.timeout, args.msolve)
+            r = degree(spec, args.seed, primes, args.timeout, args.msolve, args.form)
         except subprocess.TimeoutExpired:
             print(f"  {spec}: Singular did not finish in {args.timeout:g} s", flush=True)
             continue
         counts = "; ".join(f"mod {p}: #Stab {s}, #(orbit ∩ L) {c}" for p, s, c in r["counts"])
         deg = r["degree"] if r["degree"] is not None else "undecided (primes disagree)"
-        print(f"  {spec}: dim {r['dim']}, degree {deg}  ({counts}; {r['seconds']:.1f} s)",
+        print(f"  {spec}: dim {r['dim']}, degree {deg}  ({counts}; {r['seconds']:.1f} s; {r['form']})",
               flush=True)
     return 0
 

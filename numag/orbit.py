@@ -110,6 +110,16 @@ def _transpose(M: list[list]) -> list[list]:
     return [list(r) for r in zip(*M)]
 
 
+def _check(arch: Architecture, layers: Sequence[LayerWeights]) -> None:
+    if arch.kind != "lightning":
+        raise ValueError(f"the orbit map is implemented for lightning attention, got "
+                         f"{arch.kind!r}")
+    shapes = arch.layer_shapes()
+    if len(layers) != len(shapes) or any(np.shape(m) != s for l, sh in zip(layers, shapes)
+                                         for m, s in zip(l, sh)):
+        raise ValueError(f"layers must have the block shapes {shapes}")
+
+
 def orbit_map(arch: Architecture, layers: Sequence[LayerWeights]
               ) -> tuple[PolynomialMap, PolynomialSystem, np.ndarray]:
     """(f, h, identity): the orbit map f(g) = g·W0 (coordinates in Architecture.pack order), the
@@ -120,13 +130,7 @@ def orbit_map(arch: Architecture, layers: Sequence[LayerWeights]
     ValueError
         not a (single-head) lightning-attention architecture, or layers of other shapes.
     """
-    if arch.kind != "lightning":
-        raise ValueError(f"the orbit map is implemented for lightning attention, got "
-                         f"{arch.kind!r}")
-    shapes = arch.layer_shapes()
-    if len(layers) != len(shapes) or any(np.shape(m) != s for l, sh in zip(layers, shapes)
-                                         for m, s in zip(l, sh)):
-        raise ValueError(f"layers must have the block shapes {shapes}")
+    _check(arch, layers)
     grp = _Group(arch)
     ctx, gen = grp.ctx, grp.gen
     coords = []
@@ -151,6 +155,86 @@ def orbit_map(arch: Architecture, layers: Sequence[LayerWeights]
     f = PolynomialMap(_system(grp.names, coords))
     h = _system(grp.names, grp.equations(arch))
     return f, h, grp.identity()
+
+
+def layer_orbit_map(arch: Architecture, layers: Sequence[LayerWeights]
+                    ) -> tuple[PolynomialMap, PolynomialSystem, np.ndarray]:
+    """(f, h, start): the orbit G°·W0 in layer coordinates, for rank-one chains with square
+    V_1, ..., V_{l-1} (d_0 = ... = d_{l-1} = d, a_i = 1, l ≥ 2; d_l any). Same variety Z and
+    same fibers Stab(W0) as ``orbit_map``, on 2l + 1 + (l-1)(d² + 1) unknowns of lower degree.
+
+    The inner value matrices themselves are unknowns, M_i = V_i' (i < l), and the scalars are
+    read off relative to them [derived; docs/orbit-layer-coordinates.md]:
+
+        Q_1' = u_1 Q_1,  K_1' = v_1 K_1,  V_i' = M_i (i < l),
+        Q_i' = u_i Q_i P_{i-1} A_{i-1},  K_i' = v_i K_i P_{i-1} A_{i-1}  (1 < i ≤ l),
+        V_l' = w V_l P_{l-1} A_{l-1},
+
+    P_i = V_i ⋯ V_1 (of W0), A_i = adj M_1 ⋯ adj M_i, with the equations h of the domain
+    E_i = u_i v_i E_{i-1}³ det M_i (E_0 = 1) and w u_l v_l E_{l-1}³ = 1. The change of
+    variables (λ_i, G_i, C_i) ↦ (u_i, v_i, M_i, E_i, w) of the group is bijective when V_1, ...,
+    V_{l-1} are invertible, with C_i = λ_i M_i C_{i-1} V_i^{-1}, E_i = λ_1⋯λ_i det M_1⋯det M_i.
+    ``start`` (N,) complex is the identity's coordinates (M_i = V_i, u_i = v_i = 1/E_{i-1},
+    E_i = det V_1⋯det V_i, w = 1/E_{l-1}).
+
+    Raises
+    ------
+    ValueError
+        not lightning attention, a rank other than 1, widths d_0, ..., d_{l-1} not all equal,
+        depth 1, layers of other shapes, or a singular V_i (i < l).
+    """
+    _check(arch, layers)
+    d, l = arch.widths[0], arch.depth
+    if (l < 2 or any(a != 1 for a in arch.ranks)
+            or any(w != d for w in arch.widths[:l])):
+        raise ValueError(f"layer coordinates need ranks 1, depth >= 2 and d_0 = ... = d_(l-1);"
+                         f" got widths {arch.widths}, ranks {arch.ranks}")
+    names = [f"u{i}" for i in range(1, l + 1)] + [f"v{i}" for i in range(1, l + 1)]
+    for i in range(1, l):
+        names += [f"m{i}_{r}_{c}" for r in range(d) for c in range(d)] + [f"E{i}"]
+    names.append("w")
+    ctx = flint.fmpq_mpoly_ctx.get(tuple(names), "lex")
+    gen = dict(zip(names, ctx.gens()))
+    coords, eqs, start = [], [], {}
+    P = A = None
+    E = ctx.constant(1)
+    e_value = Fraction(1)
+    for i, (Q, K, V) in enumerate(layers, 1):
+        u, v = gen[f"u{i}"], gen[f"v{i}"]
+        start[f"u{i}"] = start[f"v{i}"] = 1 / e_value
+        Qc, Kc = _const(ctx, Q), _const(ctx, K)
+        if i > 1:
+            Qc, Kc = _matmul(_matmul(Qc, P), A), _matmul(_matmul(Kc, P), A)
+        coords += [u * x for r in Qc for x in r] + [v * x for r in Kc for x in r]
+        if i < l:
+            M = [[gen[f"m{i}_{r}_{c}"] for c in range(d)] for r in range(d)]
+            det_v = _exact_det(V)
+            if det_v == 0:
+                raise ValueError(f"layer coordinates need an invertible V_{i}")
+            coords += [x for r in M for x in r]
+            eqs.append(gen[f"E{i}"] - u * v * E ** 3 * _det(M))
+            E, e_value = gen[f"E{i}"], e_value * det_v
+            start.update({f"m{i}_{r}_{c}": Fraction(V[r][c]) for r in range(d)
+                          for c in range(d)})
+            start[f"E{i}"] = e_value
+            P = _const(ctx, V) if P is None else _matmul(_const(ctx, V), P)
+            adj = [[_cofactor(M, c, r) for c in range(d)] for r in range(d)]
+            A = adj if A is None else _matmul(A, adj)
+        else:
+            Vc = _matmul(_matmul(_const(ctx, V), P), A)
+            coords += [gen["w"] * x for r in Vc for x in r]
+            eqs.append(gen["w"] * u * v * E ** 3 - 1)
+            start["w"] = 1 / e_value
+    f = PolynomialMap(_system(tuple(names), coords))
+    h = _system(tuple(names), eqs)
+    return f, h, np.array([complex(start[n]) for n in names])
+
+
+def _exact_det(V) -> Fraction:
+    M = flint.fmpq_mat([[flint.fmpq(Fraction(x).numerator, Fraction(x).denominator)
+                         for x in row] for row in np.asarray(V, dtype=object)])
+    det = M.det()
+    return Fraction(int(det.p), int(det.q))
 
 
 def _system(names: tuple[str, ...], polys: list) -> PolynomialSystem:

@@ -5,7 +5,7 @@ import pytest
 from numag import Architecture
 from numag.arith import NumpyArithmetic
 from numag.model import forward
-from numag.orbit import orbit_degree, orbit_map
+from numag.orbit import layer_orbit_map, orbit_degree, orbit_map
 from numag.points import sample_point
 
 C128 = NumpyArithmetic(np.complex128)
@@ -46,6 +46,55 @@ def test_orbit_map_preserves_the_network_function(spec):
     y0 = forward(arch, arch.unpack(w0), X, C128)
     y = forward(arch, arch.unpack(w), X, C128)
     assert np.allclose(y, y0, rtol=1e-8, atol=1e-8 * np.abs(y0).max())
+
+
+def random_layer_point(h, rng) -> np.ndarray:
+    """A random point of the layer-coordinate domain V(h): u_i, v_i, M_i random, then E_1,
+    E_2, ... and w solved in order (each equation is linear in its unknown)."""
+    names = list(h.variables)
+    x = rng.standard_normal(len(names)) + 1j * rng.standard_normal(len(names))
+    solved = sorted((n for n in names if n.startswith("E")), key=lambda n: int(n[1:])) + ["w"]
+    for i, name in enumerate(solved):
+        j = names.index(name)
+        x[j] = 0.0
+        r0 = h.evaluate(x)[i]
+        x[j] = 1.0
+        r1 = h.evaluate(x)[i]
+        x[j] = -r0 / (r1 - r0)                           # affine in its unknown
+    assert np.max(np.abs(h.evaluate(x))) < 1e-9
+    return x
+
+
+@pytest.mark.parametrize("spec", [((2, 2, 2), (1, 1)), ((2, 2, 2, 2), (1, 1, 1)),
+                                  ((3, 3, 1), (1, 1)), ((2, 2, 2, 3), (1, 1, 1))])
+def test_layer_coordinates_parametrize_the_same_orbit(spec):
+    """layer_orbit_map: start ↦ W0, and a random point of its domain gives weights with W0's
+    network function (docs/orbit-layer-coordinates.md)."""
+    arch = Architecture(*spec)
+    layers = sample_point(arch, "generic", 0)
+    f, h, start = layer_orbit_map(arch, layers)
+    w0 = arch.pack(layers).astype(complex)
+    assert np.max(np.abs(h.evaluate(start))) < 1e-12
+    assert np.allclose(f.coordinates.evaluate(start), w0, atol=1e-12)
+    rng = np.random.default_rng(1)
+    w = f.coordinates.evaluate(random_layer_point(h, rng))
+    assert np.linalg.norm(w - w0) > 1e-3
+    X = C128.random(rng, (3, arch.widths[0], arch.tokens))
+    y0 = forward(arch, arch.unpack(w0), X, C128)
+    y = forward(arch, arch.unpack(w), X, C128)
+    assert np.allclose(y, y0, rtol=1e-8, atol=1e-8 * np.abs(y0).max())
+
+
+def test_layer_coordinates_refuse_what_they_do_not_cover():
+    for spec in [((2, 1, 2), (1, 1)), ((2, 2, 2), (2, 1)), ((2, 2), (1,))]:
+        arch = Architecture(*spec)
+        with pytest.raises(ValueError, match="layer coordinates"):
+            layer_orbit_map(arch, sample_point(arch, "generic", 0))
+    arch = Architecture((2, 2, 2), (1, 1))
+    layers = sample_point(arch, "generic", 0)
+    singular = [layers[0]._replace(V=np.array([[1, 2], [2, 4]], dtype=object)), layers[1]]
+    with pytest.raises(ValueError, match="invertible V_1"):
+        layer_orbit_map(arch, singular)
 
 
 @pytest.mark.parametrize("spec, seed", [("2,1,2:1,1", 3),
