@@ -20,7 +20,10 @@ Its degree is then the degree of that fiber component, computed here on 14 + 5 u
 widths 2,2,2,2 ranks 1,1,1 instead of the fiber system's 24 unknowns and 16,240 equations:
 ``witness.image.image_degree`` with the domain X (monodromy on the image points, certified by
 the linear trace test in the image). benchmarks/orbit_degree.py counts the same points exactly
-over F_p (Gröbner bases, Singular or msolve) where that finishes.
+over F_p (Gröbner bases, Singular or msolve) where that finishes. ``layer_orbit_map`` gives the
+same orbit in layer coordinates (the inner value matrices V_i' as unknowns; rank-one chains
+with square inner V_i; docs/orbit-layer-coordinates.md): 17 unknowns of lower degree for
+2,2,2,2.
 """
 from __future__ import annotations
 
@@ -245,14 +248,18 @@ def _system(names: tuple[str, ...], polys: list) -> PolynomialSystem:
 
 def orbit_degree(arch: Architecture, layers: Sequence[LayerWeights], *, seed: int = 0,
                  dimension: int | None = None, timeout: float | None = None,
-                 options: Options | None = None, progress: bool | None = None) -> ImageResult:
+                 options: Options | None = None, progress: bool | None = None,
+                 coordinates: str = "group") -> ImageResult:
     """dim and degree of Z = closure(G°·W0) (module docstring), by ``witness.image.image_degree``
     on the orbit map with the domain G° and the identity as start point. ``dimension``: the
     orbit dimension if known (numag.fibers.orbit_dimension, exact), then cross-checked. The
     degree is the affine degree of Z ⊂ C^{#params}, reported only when the trace test certifies
-    it (``certified``), else ``points_found`` is a lower bound.
+    it (``certified``), else ``points_found`` is a lower bound. ``coordinates``: 'group'
+    (``orbit_map``) or 'layer' (``layer_orbit_map``).
 
-    Raises ValueError as ``orbit_map``."""
-    f, h, e = orbit_map(arch, layers)
+    Raises ValueError as ``orbit_map`` (or ``layer_orbit_map``), or for other coordinates."""
+    if coordinates not in ("group", "layer"):
+        raise ValueError(f"coordinates must be 'group' or 'layer', got {coordinates!r}")
+    f, h, e = (orbit_map if coordinates == "group" else layer_orbit_map)(arch, layers)
     return image_degree(f, domain=h, start=e, seed=seed, dimension=dimension, timeout=timeout,
                         options=options, progress=progress)
