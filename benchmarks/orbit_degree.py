@@ -49,7 +49,8 @@ import numpy as np  # noqa: E402
 
 from numag.architecture import Architecture  # noqa: E402
 from numag.fibers import orbit_dimension  # noqa: E402
-from numag.orbit import layer_orbit_map, orbit_map  # noqa: E402
+from numag.fibers import fiber  # noqa: E402
+from numag.orbit import layer_orbit_map, orbit_map, orbit_residual  # noqa: E402
 from numag.points import sample_point  # noqa: E402
 
 # 2,2,2,2:1,1,1 (22 unknowns before the torus form of the rank-one layers, 19 after) did not
@@ -164,6 +165,39 @@ def degree(spec: str, seed: int, primes, timeout: float, msolve: str | None = No
             "form": f"{used} coordinates, {len(h.variables)} unknowns"}
 
 
+ON_ORBIT_TOL = 1e-6    # numag.orbit.orbit_residual: measured <= 2.1e-9 on the orbit, >= 3.3e-2 off it
+
+
+def compare_fiber(spec: str, seed: int, exact: int | None, timeout: float) -> str:
+    """`numag fiber` on the same W0: its component 'orbit of W0' (degree, certified) against the
+    exact deg Z, and how many of its witness points lie on G°·W0 (orbit_residual below
+    ON_ORBIT_TOL, with the gap: largest residual below, smallest above; layer coordinates
+    only). A certified degree other than the exact count is reported as a DISAGREEMENT."""
+    arch = parse_spec(spec)
+    layers = sample_point(arch, "generic", seed)
+    t0 = time.perf_counter()
+    fd = fiber(arch, layers, seed=seed, timeout=timeout, progress=False, complete_check=0)
+    comps = [c for c in fd.components if c.label == "orbit of W0"]
+    if not comps:
+        return f"    fiber: no component 'orbit of W0' ({fd.verdict})"
+    c = comps[0]
+    line = (f"    fiber (numag fiber, seed {seed}, {time.perf_counter() - t0:.1f} s): 'orbit of W0' "
+            f"degree {c.degree}, certified {c.certified}")
+    try:
+        r = np.array([orbit_residual(arch, layers, y) for y in c.points])
+        on = r < ON_ORBIT_TOL
+        below = f"{r[on].max():.1e}" if on.any() else "-"
+        above = f"{r[~on].min():.1e}" if (~on).any() else "-"
+        line += (f"; {int(on.sum())} of its {len(r)} witness points on G°·W0 (residual "
+                 f"<= {below}, others >= {above})")
+    except ValueError:
+        pass                                    # no layer coordinates for this architecture
+    if exact is not None and c.certified:
+        line += ("; agrees with the exact count" if c.degree == exact else
+                 f"; DISAGREES with the exact count {exact}")
+    return line
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--specs", nargs="+", default=SPECS)
@@ -176,6 +210,9 @@ def main() -> int:
                     help="coordinates of G°·W0: layer (rank-one chains with square inner V_i, "
                          "numag.orbit.layer_orbit_map), group (numag.orbit.orbit_map), auto: "
                          "layer where it applies")
+    ap.add_argument("--fiber", type=float, metavar="SECONDS",
+                    help="also run numag fiber on W0 with this budget and compare (module "
+                         "compare_fiber)")
     args = ap.parse_args()
     if shutil.which("Singular") is None:
         print("Singular not installed (apt-get install singular): nothing measured")
@@ -194,6 +231,8 @@ def main() -> int:
         deg = r["degree"] if r["degree"] is not None else "undecided (primes disagree)"
         print(f"  {spec}: dim {r['dim']}, degree {deg}  ({counts}; {r['seconds']:.1f} s; {r['form']})",
               flush=True)
+        if args.fiber:
+            print(compare_fiber(spec, args.seed, r["degree"], args.fiber), flush=True)
     return 0
 
 

@@ -233,6 +233,53 @@ def layer_orbit_map(arch: Architecture, layers: Sequence[LayerWeights]
     return f, h, np.array([complex(start[n]) for n in names])
 
 
+def orbit_residual(arch: Architecture, layers: Sequence[LayerWeights], y: np.ndarray) -> float:
+    """How far the weights y (n_params,) complex are from the orbit G°·W0, for the chains of
+    ``layer_orbit_map``: y's layer coordinates x are read off block by block (least squares:
+    u_1 from Q_1' ≈ u_1 Q_1, M_i = V_i', ...), and the residual is
+    max(|f(x) − y| / (1 + |y|), max|h(x)|) (0 on the orbit up to rounding; points of
+    closure(G°·W0) minus the orbit, which a generic slice misses, are not near 0). An
+    independent check that a witness point lies on Z, e.g. of a fiber component's witness set.
+
+    Raises ValueError as ``layer_orbit_map``, or for y of another shape or not finite."""
+    f, h, _ = layer_orbit_map(arch, layers)
+    y = np.asarray(y, dtype=complex)
+    if y.shape != (arch.n_params,) or not np.all(np.isfinite(y)):
+        raise ValueError(f"y must be a finite vector of shape ({arch.n_params},), got "
+                         f"{y.shape}")
+    l, names = arch.depth, list(h.variables)
+    x = np.zeros(len(names), complex)
+    ys = arch.unpack(y)
+    P = A = None
+    e_prev = 1.0
+    for i, ((Q, K, V), (Qy, Ky, Vy)) in enumerate(zip(layers, ys), 1):
+        Q, K, V = (np.asarray(m, dtype=complex) for m in (Q, K, V))
+        if i > 1:
+            Q, K = Q @ P @ A, K @ P @ A
+        u, v = _ratio(Qy, Q), _ratio(Ky, K)
+        x[names.index(f"u{i}")], x[names.index(f"v{i}")] = u, v
+        if i < l:
+            M = np.asarray(Vy, dtype=complex)
+            e_prev = u * v * e_prev ** 3 * np.linalg.det(M)
+            for r in range(M.shape[0]):
+                for c in range(M.shape[1]):
+                    x[names.index(f"m{i}_{r}_{c}")] = M[r, c]
+            x[names.index(f"E{i}")] = e_prev
+            P = V if P is None else V @ P
+            adj = np.linalg.det(M) * np.linalg.inv(M) if M.shape[0] > 1 else np.ones((1, 1))
+            A = adj if A is None else A @ adj
+        else:
+            x[names.index("w")] = _ratio(Vy, V @ P @ A)
+    gap = np.linalg.norm(f.coordinates.evaluate(x) - y) / (1 + np.linalg.norm(y))
+    return float(max(gap, np.max(np.abs(h.evaluate(x)))))
+
+
+def _ratio(Y, B) -> complex:
+    """The least-squares scalar c with Y ≈ c B."""
+    B = np.asarray(B, dtype=complex).ravel()
+    return complex(np.vdot(B, np.asarray(Y, dtype=complex).ravel()) / np.vdot(B, B))
+
+
 def _exact_det(V) -> Fraction:
     M = flint.fmpq_mat([[flint.fmpq(Fraction(x).numerator, Fraction(x).denominator)
                          for x in row] for row in np.asarray(V, dtype=object)])

@@ -5,7 +5,7 @@ import pytest
 from numag import Architecture
 from numag.arith import NumpyArithmetic
 from numag.model import forward
-from numag.orbit import layer_orbit_map, orbit_degree, orbit_map
+from numag.orbit import layer_orbit_map, orbit_degree, orbit_map, orbit_residual
 from numag.points import sample_point
 
 C128 = NumpyArithmetic(np.complex128)
@@ -83,6 +83,27 @@ def test_layer_coordinates_parametrize_the_same_orbit(spec):
     y0 = forward(arch, arch.unpack(w0), X, C128)
     y = forward(arch, arch.unpack(w), X, C128)
     assert np.allclose(y, y0, rtol=1e-8, atol=1e-8 * np.abs(y0).max())
+
+
+@pytest.mark.parametrize("spec", [((2, 2, 1), (1, 1)), ((2, 2, 2, 2), (1, 1, 1))])
+def test_orbit_residual_separates_the_orbit_from_the_rest_of_the_fiber(spec):
+    """orbit_residual ~ 0 on G°·W0 (a random point of the layer domain), and far from 0 at
+    W0 with Q_2 and K_2 swapped: a point of the same fiber (same network function, checked)
+    on another component (benchmarks/orbit_degree.py --fiber uses it on witness points)."""
+    arch = Architecture(*spec)
+    layers = sample_point(arch, "generic", 0)
+    f, h, _ = layer_orbit_map(arch, layers)
+    rng = np.random.default_rng(2)
+    on = f.coordinates.evaluate(random_layer_point(h, rng))
+    assert orbit_residual(arch, layers, on) < 1e-10
+    swapped = [l._replace(Q=l.K, K=l.Q) if i == 1 else l for i, l in enumerate(layers)]
+    off = arch.pack(swapped).astype(complex)
+    X = C128.random(rng, (3, arch.widths[0], arch.tokens))
+    y0 = forward(arch, arch.unpack(arch.pack(layers).astype(complex)), X, C128)
+    assert np.allclose(forward(arch, arch.unpack(off), X, C128), y0, rtol=1e-10)
+    assert orbit_residual(arch, layers, off) > 1e-3
+    with pytest.raises(ValueError, match="shape"):
+        orbit_residual(arch, layers, on[:-1])
 
 
 def test_layer_coordinates_refuse_what_they_do_not_cover():
