@@ -184,7 +184,7 @@ def compare_fiber(spec: str, seed: int, exact: int | None, timeout: float) -> st
     line = (f"    fiber (numag fiber, seed {seed}, {time.perf_counter() - t0:.1f} s): 'orbit of W0' "
             f"degree {c.degree}, certified {c.certified}")
     try:
-        r = np.array([orbit_residual(arch, layers, y) for y in c.points])
+        r = orbit_residual(arch, layers, c.points)
         on = r < ON_ORBIT_TOL
         below = f"{r[on].max():.1e}" if on.any() else "-"
         above = f"{r[~on].min():.1e}" if (~on).any() else "-"

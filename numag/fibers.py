@@ -72,6 +72,7 @@ from .io import weights_to_json
 from . import progress as _progress
 from .points import PointKind, _rank_one_factors, _rationals, exact_rank, sample_point
 from .symmetry import orbit_tangents
+from .orbit import orbit_residual
 
 DEFAULT_COMPLETE_PATHS = 1000   # completeness check by default (measured under load 8-17:
                                 # 1054 paths, deep (2,1,1), ~10 min in a test run; 4430 paths,
@@ -776,7 +777,12 @@ def fiber(arch: Architecture, weights: Sequence[LayerWeights] | None = None,
                      f"the 2×2 minors of [A | Vᵀ] (they vanish on the predicted fiber) it is "
                      f"{dim0}" + (" (the fiber system is non-reduced there: deflated)"
                                   if dim0 < tangent_dim else "")]
-    run = _Runner(fs, rng, max_loops, deadline, progress, seed if certify else None)
+    # W0's set is checked against G°·W0 only where the component through W0 is its closure:
+    # a generic W0 whose proved Jacobian nullity is the orbit's dimension
+    w0_dim = next((e.dim for e in expected if e.label == W0_LABEL), None)
+    on_orbit = ptype is PointType.GENERIC and dim_proven and dim0 == w0_dim
+    run = _Runner(fs, rng, max_loops, deadline, progress, seed if certify else None,
+                  w0=layers if on_orbit else None)
     decided: dict = {}      # membership verdicts already decided (distinct_components)
     comps, evidence, skipped = _monodromy_all(run, expected)
     comps, dist = distinct_components(comps, rng, decided)
@@ -821,8 +827,9 @@ class _Runner:
     each component's witness points are certified (R seeded by (certify_seed, component index),
     not drawn from rng: certifying does not change the monodromy runs)."""
 
-    def __init__(self, fs, rng, max_loops, deadline, progress, certify_seed=None):
+    def __init__(self, fs, rng, max_loops, deadline, progress, certify_seed=None, w0=None):
         self.fs, self.rng, self.max_loops = fs, rng, max_loops
+        self.w0 = w0                             # W0's layers: the orbit check of its set
         self.deadline, self.progress = deadline, progress
         self.certify_seed = certify_seed
         self.paths = self.failed = self.n_components = 0
@@ -863,6 +870,8 @@ class _Runner:
                            .integers(2 ** 31)))
             self.n_components += 1
             trace = t.to_json() | {"one_orbit": c.info.get("one_orbit")}
+            if name == W0_LABEL and self.w0 is not None:
+                line += _orbit_check(fs.architecture, self.w0, c.points, trace)
             out.append(FiberComponent(name, c.dim, c.degree, trace, c.points,
                                       res.stop_reason, found_by, witness_set=c,
                                       certification=cert))
@@ -920,6 +929,35 @@ class _Runner:
 
 
 REACHED = "reached from "   # label prefix of a set split off another start point's monodromy
+W0_LABEL = "orbit of W0"
+# numag.orbit.orbit_residual of witness points: measured <= 2.1e-9 on G°·W0 and >= 3.3e-2 on
+# the other components of the same fibers (2,2,1 / 1,1,1,1 / 2,2,2 ranks 1, seed 0)
+ORBIT_RESIDUAL_TOL = 1e-6
+
+
+def _orbit_check(arch: Architecture, w0, points: np.ndarray, trace: dict) -> str:
+    """Where G°·W0 has layer coordinates (numag.orbit.layer_orbit_map), check that every
+    witness point of W0's set lies on it: a set with points off it joins other components (a
+    monodromy path jump that the trace test cannot see: measured on widths 2,2,1 ranks 1,1,
+    where 480 of 576 points lay on the images of Z under the layer-2 swaps); it is then
+    marked not one orbit (trace['one_orbit'] = False: not certified). Evidence text, or ''."""
+    try:
+        r = orbit_residual(arch, w0, points)
+    except ValueError:
+        return ""                                # no layer coordinates for this architecture
+    on = r < ORBIT_RESIDUAL_TOL
+    trace["orbit_check"] = {"on_orbit": int(on.sum()), "points": len(r),
+                            "tolerance": ORBIT_RESIDUAL_TOL,
+                            "max_on": float(r[on].max()) if on.any() else None,
+                            "min_off": float(r[~on].min()) if (~on).any() else None}
+    if on.all():
+        return (f"; all {len(r)} witness points on G°·W0 (numag.orbit.orbit_residual <= "
+                f"{r.max():.1e}, tolerance {ORBIT_RESIDUAL_TOL:g})")
+    trace["one_orbit"] = False
+    return (f"; NOT one component: {int((~on).sum())} of its {len(r)} witness points are off "
+            f"G°·W0 (numag.orbit.orbit_residual >= {r[~on].min():.1e}, on it <= "
+            f"{(r[on].max() if on.any() else float('nan')):.1e}): a path jump joined other "
+            f"components, not certified")
 RANK_ACCURACY = 1e-12      # error assumed for a Newton-refined monodromy witness point
 
 

@@ -233,26 +233,34 @@ def layer_orbit_map(arch: Architecture, layers: Sequence[LayerWeights]
     return f, h, np.array([complex(start[n]) for n in names])
 
 
-def orbit_residual(arch: Architecture, layers: Sequence[LayerWeights], y: np.ndarray) -> float:
-    """How far the weights y (n_params,) complex are from the orbit G°·W0, for the chains of
-    ``layer_orbit_map``: y's layer coordinates x are read off block by block (least squares:
-    u_1 from Q_1' ≈ u_1 Q_1, M_i = V_i', ...), and the residual is
+def orbit_residual(arch: Architecture, layers: Sequence[LayerWeights], Y: np.ndarray
+                   ) -> np.ndarray:
+    """How far each weight vector of Y (p, n_params) complex is from the orbit G°·W0, for the
+    chains of ``layer_orbit_map``: (p,) float. y's layer coordinates x are read off block by
+    block (least squares: u_1 from Q_1' ≈ u_1 Q_1, M_i = V_i', ...), and the residual is
     max(|f(x) − y| / (1 + |y|), max|h(x)|) (0 on the orbit up to rounding; points of
     closure(G°·W0) minus the orbit, which a generic slice misses, are not near 0). An
-    independent check that a witness point lies on Z, e.g. of a fiber component's witness set.
+    independent check that witness points lie on Z, e.g. those of a fiber component.
 
-    Raises ValueError as ``layer_orbit_map``, or for y of another shape or not finite."""
+    Raises ValueError as ``layer_orbit_map``, or for Y of another shape or not finite."""
     f, h, _ = layer_orbit_map(arch, layers)
-    y = np.asarray(y, dtype=complex)
-    if y.shape != (arch.n_params,) or not np.all(np.isfinite(y)):
-        raise ValueError(f"y must be a finite vector of shape ({arch.n_params},), got "
-                         f"{y.shape}")
-    l, names = arch.depth, list(h.variables)
+    Y = np.asarray(Y, dtype=complex)
+    if Y.ndim != 2 or Y.shape[1] != arch.n_params or not np.all(np.isfinite(Y)):
+        raise ValueError(f"Y must be finite of shape (p, {arch.n_params}), got {Y.shape}")
+    if len(Y) == 0:
+        return np.zeros(0)
+    X = np.array([_layer_coordinates(arch, layers, list(h.variables), y) for y in Y])
+    gap = np.linalg.norm(f.coordinates.evaluate(X) - Y, axis=1) / (1 + np.linalg.norm(Y, axis=1))
+    return np.maximum(gap, np.max(np.abs(h.evaluate(X)), axis=1))
+
+
+def _layer_coordinates(arch: Architecture, layers, names: list[str], y: np.ndarray
+                       ) -> np.ndarray:
+    l = arch.depth
     x = np.zeros(len(names), complex)
-    ys = arch.unpack(y)
     P = A = None
     e_prev = 1.0
-    for i, ((Q, K, V), (Qy, Ky, Vy)) in enumerate(zip(layers, ys), 1):
+    for i, ((Q, K, V), (Qy, Ky, Vy)) in enumerate(zip(layers, arch.unpack(y)), 1):
         Q, K, V = (np.asarray(m, dtype=complex) for m in (Q, K, V))
         if i > 1:
             Q, K = Q @ P @ A, K @ P @ A
@@ -266,12 +274,19 @@ def orbit_residual(arch: Architecture, layers: Sequence[LayerWeights], y: np.nda
                     x[names.index(f"m{i}_{r}_{c}")] = M[r, c]
             x[names.index(f"E{i}")] = e_prev
             P = V if P is None else V @ P
-            adj = np.linalg.det(M) * np.linalg.inv(M) if M.shape[0] > 1 else np.ones((1, 1))
+            adj = _adjugate(M)
             A = adj if A is None else A @ adj
         else:
             x[names.index("w")] = _ratio(Vy, V @ P @ A)
-    gap = np.linalg.norm(f.coordinates.evaluate(x) - y) / (1 + np.linalg.norm(y))
-    return float(max(gap, np.max(np.abs(h.evaluate(x)))))
+    return x
+
+
+def _adjugate(M: np.ndarray) -> np.ndarray:
+    n = M.shape[0]
+    if n == 1:
+        return np.ones((1, 1), complex)
+    return np.array([[(-1) ** (r + c) * np.linalg.det(np.delete(np.delete(M, c, 0), r, 1))
+                      for c in range(n)] for r in range(n)])
 
 
 def _ratio(Y, B) -> complex:

@@ -95,15 +95,15 @@ def test_orbit_residual_separates_the_orbit_from_the_rest_of_the_fiber(spec):
     f, h, _ = layer_orbit_map(arch, layers)
     rng = np.random.default_rng(2)
     on = f.coordinates.evaluate(random_layer_point(h, rng))
-    assert orbit_residual(arch, layers, on) < 1e-10
+    assert orbit_residual(arch, layers, on[None])[0] < 1e-10
     swapped = [l._replace(Q=l.K, K=l.Q) if i == 1 else l for i, l in enumerate(layers)]
     off = arch.pack(swapped).astype(complex)
     X = C128.random(rng, (3, arch.widths[0], arch.tokens))
     y0 = forward(arch, arch.unpack(arch.pack(layers).astype(complex)), X, C128)
     assert np.allclose(forward(arch, arch.unpack(off), X, C128), y0, rtol=1e-10)
-    assert orbit_residual(arch, layers, off) > 1e-3
+    assert orbit_residual(arch, layers, off[None])[0] > 1e-3
     with pytest.raises(ValueError, match="shape"):
-        orbit_residual(arch, layers, on[:-1])
+        orbit_residual(arch, layers, on[None, :-1])
 
 
 def test_layer_coordinates_refuse_what_they_do_not_cover():
@@ -141,3 +141,18 @@ def test_orbit_map_refuses_other_kinds_and_shapes():
     arch = Architecture((2, 1, 1), (1, 1))
     with pytest.raises(ValueError, match="block shapes"):
         orbit_map(arch, sample_point(Architecture((2, 1, 2), (1, 1)), "generic", 0))
+
+
+@pytest.mark.slow
+def test_fiber_does_not_certify_a_union_of_orbit_closures():
+    """Widths 2,2,1 ranks 1,1: Z = closure(G°·W0) has degree 96 (exact count over two primes,
+    benchmarks/orbit_degree.py, results/orbit-degree.txt). Monodromy from W0 joined Z with its
+    images under the layer-2 swaps (576 points, measured) and the trace test passes on such a
+    union; the orbit check (numag.orbit.orbit_residual) must keep 'orbit of W0' from being
+    certified with any degree but 96."""
+    from numag.fibers import fiber
+    fd = fiber(Architecture((2, 2, 1), (1, 1)), seed=0, timeout=60, progress=False,
+               complete_check=0)
+    comps = [c for c in fd.components if c.label == "orbit of W0"]
+    assert comps, fd.verdict
+    assert not comps[0].certified or comps[0].degree == 96, comps[0].trace_test
