@@ -937,9 +937,10 @@ ORBIT_RESIDUAL_TOL = 1e-6
 
 def _orbit_check(arch: Architecture, w0, points: np.ndarray, trace: dict) -> str:
     """Where G°·W0 has layer coordinates (numag.orbit.layer_orbit_map), check that every
-    witness point of W0's set lies on it: a set with points off it joins other components (a
-    monodromy path jump that the trace test cannot see: measured on widths 2,2,1 ranks 1,1,
-    where 480 of 576 points lay on the images of Z under the layer-2 swaps); it is then
+    witness point of W0's set lies on it: a set with points off it joins other components,
+    which the trace test cannot see (measured on widths 2,2,1 ranks 1,1, where 480 of 576
+    points lay on the images of Z under layer-2 symmetries; the joins come from tracking on
+    the program form, not on the coefficient system: benchmarks/fiber_purity.py); it is then
     marked not one orbit (trace['one_orbit'] = False: not certified). Evidence text, or ''."""
     try:
         r = orbit_residual(arch, w0, points)
@@ -956,8 +957,8 @@ def _orbit_check(arch: Architecture, w0, points: np.ndarray, trace: dict) -> str
     trace["one_orbit"] = False
     return (f"; NOT one component: {int((~on).sum())} of its {len(r)} witness points are off "
             f"G°·W0 (numag.orbit.orbit_residual >= {r[~on].min():.1e}, on it <= "
-            f"{(r[on].max() if on.any() else float('nan')):.1e}): a path jump joined other "
-            f"components, not certified")
+            f"{(r[on].max() if on.any() else float('nan')):.1e}): monodromy joined other "
+            f"components (seen on the program form: benchmarks/fiber_purity.py), not certified")
 RANK_ACCURACY = 1e-12      # error assumed for a Newton-refined monodromy witness point
 
 
