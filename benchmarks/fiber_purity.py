@@ -24,13 +24,10 @@ import numpy as np  # noqa: E402
 from numag.architecture import Architecture  # noqa: E402
 from numag.encode import fiber_system  # noqa: E402
 from numag.fiber_program import fiber_program  # noqa: E402
-from numag.fibers import balanced_point, orbit_dimension  # noqa: E402
+from numag.fibers import ORBIT_RESIDUAL_TOL, balanced_point, orbit_dimension  # noqa: E402
 from numag.orbit import orbit_residual  # noqa: E402
 from numag.points import sample_point  # noqa: E402
 from witness import monodromy  # noqa: E402
-
-ON_ORBIT_TOL = 1e-6      # as numag.fibers.ORBIT_RESIDUAL_TOL
-
 
 def run(arch: Architecture, seeds: list[int], loops: int) -> None:
     layers, _ = balanced_point(arch, sample_point(arch, "generic", 0))
@@ -48,7 +45,7 @@ def run(arch: Architecture, seeds: list[int], loops: int) -> None:
             res = monodromy(F, k, x, seed=seed, max_loops=loops, progress=False)
             pts = np.concatenate([c.points for c in res.components]) if res.components else \
                 np.zeros((0, arch.n_params))
-            on = int((orbit_residual(arch, layers, pts) < ON_ORBIT_TOL).sum())
+            on = int((orbit_residual(arch, layers, pts) < ORBIT_RESIDUAL_TOL).sum())
             print(f"  seed {seed} {name:12s} ({what}): {len(pts)} points, {on} on G°·W0, "
                   f"{len(pts) - on} off  ({time.perf_counter() - t0:.1f} s)", flush=True)
 

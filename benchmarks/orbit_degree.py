@@ -50,7 +50,7 @@ import numpy as np  # noqa: E402
 from numag.architecture import Architecture  # noqa: E402
 from numag.fibers import orbit_dimension  # noqa: E402
 from numag.fibers import fiber  # noqa: E402
-from numag.orbit import layer_orbit_map, orbit_map, orbit_residual  # noqa: E402
+from numag.orbit import layer_orbit_map, orbit_map  # noqa: E402
 from numag.points import sample_point  # noqa: E402
 
 # 2,2,2,2:1,1,1 (22 unknowns before the torus form of the rank-one layers, 19 after) did not
@@ -87,12 +87,11 @@ def parametrization(arch: Architecture, layers, form: str):
 
 
 def singular_script(arch: Architecture, layers, k: int, p: int, rng, target: str,
-                    form: str = "auto") -> tuple[str, list[str]]:
+                    f, h) -> tuple[str, list[str]]:
     """(Singular lines defining the ideal I of {g : g·W0 ∈ L} (target 'slice', L random over
-    F_p) or of Stab(W0) (target 'stabilizer'), the unknowns). The group G° and the orbit map
-    g ↦ g·W0 are numag.orbit.orbit_map's (one construction for both routes; its φ-invariance
-    is tested in tests/test_orbit.py)."""
-    _, f, h = parametrization(arch, layers, form)
+    F_p) or of Stab(W0) (target 'stabilizer'), the unknowns). f, h: the orbit map and the
+    equations of its domain (``parametrization``: numag.orbit's constructions, one for both
+    routes; their φ-invariance is tested in tests/test_orbit.py)."""
     names = tuple(h.variables)
     coords = [_singular(c, names) for c in f.coordinates.polynomials]
     ideal = [_singular(e, names) for e in h.polynomials]
@@ -144,12 +143,12 @@ def degree(spec: str, seed: int, primes, timeout: float, msolve: str | None = No
     layers = sample_point(arch, "generic", seed)
     k = orbit_dimension(arch, layers)
     rng = np.random.default_rng(seed)
-    used, _, h = parametrization(arch, layers, form)
+    used, f, h = parametrization(arch, layers, form)
     t0 = time.perf_counter()
     counts = []
 
     def count(p: int, target: str) -> tuple[int, int]:
-        script, names = singular_script(arch, layers, k, p, rng, target, form)
+        script, names = singular_script(arch, layers, k, p, rng, target, f, h)
         return (run_singular(script, timeout) if msolve is None else
                 run_msolve(script, names, p, msolve, timeout))
     for p in primes:
@@ -165,14 +164,11 @@ def degree(spec: str, seed: int, primes, timeout: float, msolve: str | None = No
             "form": f"{used} coordinates, {len(h.variables)} unknowns"}
 
 
-ON_ORBIT_TOL = 1e-6    # numag.orbit.orbit_residual: measured <= 2.1e-9 on the orbit, >= 3.3e-2 off it
-
-
 def compare_fiber(spec: str, seed: int, exact: int | None, timeout: float) -> str:
     """`numag fiber` on the same W0: its component 'orbit of W0' (degree, certified) against the
-    exact deg Z, and how many of its witness points lie on G°·W0 (orbit_residual below
-    ON_ORBIT_TOL, with the gap: largest residual below, smallest above; layer coordinates
-    only). A certified degree other than the exact count is reported as a DISAGREEMENT."""
+    exact deg Z, with numag fiber's own check of its witness points against G°·W0
+    (trace_test['orbit_check'], numag.fibers._orbit_check; layer coordinates only). A certified
+    degree other than the exact count is reported as a DISAGREEMENT."""
     arch = parse_spec(spec)
     layers = sample_point(arch, "generic", seed)
     t0 = time.perf_counter()
@@ -183,15 +179,11 @@ def compare_fiber(spec: str, seed: int, exact: int | None, timeout: float) -> st
     c = comps[0]
     line = (f"    fiber (numag fiber, seed {seed}, {time.perf_counter() - t0:.1f} s): 'orbit of W0' "
             f"degree {c.degree}, certified {c.certified}")
-    try:
-        r = orbit_residual(arch, layers, c.points)
-        on = r < ON_ORBIT_TOL
-        below = f"{r[on].max():.1e}" if on.any() else "-"
-        above = f"{r[~on].min():.1e}" if (~on).any() else "-"
-        line += (f"; {int(on.sum())} of its {len(r)} witness points on G°·W0 (residual "
-                 f"<= {below}, others >= {above})")
-    except ValueError:
-        pass                                    # no layer coordinates for this architecture
+    check = c.trace_test.get("orbit_check")
+    if check is not None:
+        fmt = lambda v: "-" if v is None else f"{v:.1e}"  # noqa: E731
+        line += (f"; {check['on_orbit']} of its {check['points']} witness points on G°·W0 "
+                 f"(residual <= {fmt(check['max_on'])}, others >= {fmt(check['min_off'])})")
     if exact is not None and c.certified:
         line += ("; agrees with the exact count" if c.degree == exact else
                  f"; DISAGREES with the exact count {exact}")
