@@ -240,7 +240,10 @@ def orbit_residual(arch: Architecture, layers: Sequence[LayerWeights], Y: np.nda
     block (least squares: u_1 from Q_1' ≈ u_1 Q_1, M_i = V_i', ...), and the residual is
     max(|f(x) − y| / (1 + |y|), max|h(x)|) (0 on the orbit up to rounding; points of
     closure(G°·W0) minus the orbit, which a generic slice misses, are not near 0). An
-    independent check that witness points lie on Z, e.g. those of a fiber component.
+    independent check that witness points lie on Z, e.g. those of a fiber component
+    [derived; docs/orbit-layer-coordinates.md, "Orbit check of witness points"]. Measured: at
+    most 2.1e-9 on the orbit, at least 3.3e-2 on the other components of the same fibers
+    (numag.fibers.ORBIT_RESIDUAL_TOL = 1e-6 decides between them).
 
     Raises ValueError as ``layer_orbit_map``, or for Y of another shape or not finite."""
     f, h, _ = layer_orbit_map(arch, layers)
